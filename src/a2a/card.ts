@@ -1,0 +1,56 @@
+import type { RegistryEntry } from '../registry/entry.js';
+
+export interface CardInput {
+  self: RegistryEntry;
+  displayName: string;
+  description: string;
+  peers: RegistryEntry[];
+}
+
+/** Synapse's own agent card (`/.well-known/agent.json`). */
+export function buildAgentCard({ self, displayName, description, peers }: CardInput) {
+  const label = self.name ?? self.agent_id;
+  return {
+    name: label,
+    description: self.role ? `${description} Role: ${self.role}` : description,
+    url: self.endpoint,
+    version: self.synapse_version,
+    provider: { organization: 'Synapse', url: 'https://www.npmjs.com/package/synapse-a2a' },
+    capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: false },
+    defaultInputModes: ['text/plain', 'application/json'],
+    defaultOutputModes: ['text/plain'],
+    skills: [
+      {
+        id: 'chat',
+        name: `Talk to ${displayName}`,
+        description: `Send a message into the ${displayName} session; the reply is the task artifact.`,
+        tags: ['chat', self.agent_type],
+        examples: ['review src/app.ts and list the risks'],
+      },
+    ],
+    extensions: {
+      synapse: {
+        agent_id: self.agent_id,
+        agent_type: self.agent_type,
+        name: self.name,
+        role: self.role,
+        port: self.port,
+        working_dir: self.working_dir,
+        status: self.status,
+        pty_wrapped: true,
+        priority_interrupt: true,
+      },
+      'x-synapse-context': {
+        identity: `You are ${label} (${self.agent_id}), a ${displayName} agent in a Synapse team${self.role ? `, role: ${self.role}` : ''}. Messages from peers arrive as "A2A: [From: NAME (ID)] ..." lines.`,
+        routing_rules: [
+          'Messages marked [REPLY EXPECTED] want an answer: run `synapse reply "your answer"`.',
+          'To ask another agent: `synapse send <name|id|type> "message"` (add --wait to block for the answer).',
+          'List the team with `synapse list`; never send a message to yourself.',
+        ],
+        available_agents: peers
+          .filter((p) => p.agent_id !== self.agent_id)
+          .map((p) => ({ agent_id: p.agent_id, name: p.name, type: p.agent_type, role: p.role, status: p.status, endpoint: p.endpoint, working_dir: p.working_dir })),
+      },
+    },
+  };
+}

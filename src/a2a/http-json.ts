@@ -1,0 +1,52 @@
+import http from 'node:http';
+import { SynapseError } from '../errors.js';
+
+export interface JsonResponse<T = unknown> {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: T;
+}
+
+/**
+ * A tiny JSON-over-HTTP client on node:http: short-lived CLI commands avoid loading fetch
+ * (undici), which costs more start-up time than the request itself.
+ */
+export function requestJson<T = unknown>(
+  url: string,
+  options: { method?: string; body?: unknown; timeoutMs?: number; headers?: Record<string, string> } = {},
+): Promise<JsonResponse<T>> {
+  return new Promise((resolve, reject) => {
+    const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
+    const req = http.request(
+      url,
+      {
+        method: options.method ?? (payload ? 'POST' : 'GET'),
+        headers: {
+          accept: 'application/json',
+          ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
+          ...options.headers,
+        },
+        timeout: options.timeoutMs ?? 10_000,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: unknown = text;
+          try {
+            body = text.length ? JSON.parse(text) : null;
+          } catch {
+            // not JSON: hand back the text
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: body as T });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`timed out after ${options.timeoutMs ?? 10_000} ms`)));
+    req.on('error', (err) => reject(new SynapseError('agent_unreachable', `cannot reach ${url}: ${err.message}`)));
+    if (payload) req.write(payload);
+    req.end();
+  });
+}

@@ -1,0 +1,91 @@
+/** Synapse's task model: one A2A task per incoming message. */
+export type TaskState = 'submitted' | 'working' | 'input-required' | 'completed' | 'failed' | 'canceled';
+
+export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set(['completed', 'failed', 'canceled']);
+
+export type Part =
+  | { type: 'text'; text: string }
+  | { type: 'file'; file: { name?: string; mimeType?: string; bytes?: string; uri?: string } }
+  | { type: 'data'; data: Record<string, unknown> };
+
+export interface Message {
+  role: 'user' | 'agent';
+  parts: Part[];
+}
+
+export interface Artifact {
+  artifact_id: string;
+  name: string;
+  parts: Part[];
+}
+
+export type ReceiptState = 'queued' | 'delivered' | 'delivery_unconfirmed' | 'answered' | 'failed' | 'canceled';
+
+/** What happened to the message, step by step, with a time for each step. */
+export interface Receipt {
+  state: ReceiptState;
+  queued_at: string;
+  delivered_at?: string;
+  answered_at?: string;
+  failed_at?: string;
+  canceled_at?: string;
+}
+
+export interface SenderInfo {
+  sender_id?: string;
+  sender_name?: string;
+  sender_type?: string;
+  sender_endpoint?: string;
+}
+
+export type ResponseMode = 'wait' | 'notify' | 'silent';
+
+export interface TaskMetadata {
+  sender?: SenderInfo;
+  response_mode?: ResponseMode;
+  in_reply_to?: string;
+  /** 'bootstrap' for the agent's own start-up instruction. */
+  kind?: 'message' | 'bootstrap';
+  [key: string]: unknown;
+}
+
+export interface Task {
+  id: string;
+  context_id: string;
+  status: { state: TaskState; timestamp: string; message?: string };
+  message: Message;
+  artifacts: Artifact[];
+  metadata: TaskMetadata;
+  priority: number;
+  receipt: Receipt;
+  created_at: string;
+  updated_at: string;
+}
+
+const ALLOWED: Record<TaskState, TaskState[]> = {
+  submitted: ['working', 'canceled', 'failed'],
+  working: ['completed', 'failed', 'canceled', 'input-required'],
+  'input-required': ['working', 'completed', 'failed', 'canceled'],
+  completed: [],
+  failed: [],
+  canceled: [],
+};
+
+export function canTransition(from: TaskState, to: TaskState): boolean {
+  return ALLOWED[from].includes(to);
+}
+
+/** All text parts of a message, joined by blank lines; files and data are summarised. */
+export function messageText(message: Message): string {
+  return message.parts
+    .map((p) => {
+      if (p.type === 'text') return p.text;
+      if (p.type === 'file') return `[file: ${p.file.name ?? p.file.uri ?? 'attachment'}${p.file.mimeType ? ` (${p.file.mimeType})` : ''}]`;
+      return `[data: ${JSON.stringify(p.data)}]`;
+    })
+    .join('\n\n');
+}
+
+export function replyExpected(meta: TaskMetadata): boolean {
+  return meta.response_mode === 'wait' || meta.response_mode === 'notify';
+}

@@ -1,0 +1,147 @@
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { SynapseError } from '../../errors.js';
+import { ExitRequest } from '../exit.js';
+
+/** `--role TEXT` or `--role @file`. */
+function readRole(role: string | undefined): string | undefined {
+  if (role === undefined || !role.startsWith('@')) return role;
+  const file = role.slice(1);
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    throw new SynapseError('invalid_input', `cannot read role file ${file}: ${(err as Error).message}`);
+  }
+}
+
+function parsePort(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new SynapseError('usage', `invalid port "${value}" (1-65535)`);
+  return n;
+}
+
+interface RunFlags {
+  name?: string;
+  role?: string;
+  port?: number;
+  host?: string;
+  headless?: boolean;
+}
+
+function addAgentOptions(cmd: Command): Command {
+  return cmd
+    .argument('<profile>', 'which CLI to wrap: claude, echo (alias dummy)')
+    .argument('[cliArgs...]', 'arguments passed to the CLI itself, after --')
+    .option('-n, --name <name>', 'a custom name other agents can use as the target')
+    .option('-r, --role <text>', 'what this agent does in the team (or @file to read it from a file)')
+    .option('-p, --port <port>', "a fixed port instead of the first free one of the profile's range", parsePort)
+    .option('--host <host>', 'address to bind (default 127.0.0.1; anything else exposes the agent)', '127.0.0.1');
+}
+
+export function registerAgentCommands(program: Command): void {
+  addAgentOptions(program.command('run', { hidden: true }))
+    .description('Run an agent CLI in this terminal (same as `synapse <profile>`)')
+    .option('--headless', 'no user terminal: the CLI runs unseen, only the HTTP side is used')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  synapse claude                         wrap Claude Code in this terminal
+  synapse claude --name reviewer --role "reviews every change"
+  synapse echo --headless                the built-in echo agent, no terminal
+  synapse claude -- --model sonnet       pass flags to the CLI itself`,
+    )
+    .action(async (profileName: string, cliArgs: string[], flags: RunFlags) => {
+      const { runForeground } = await import('./run-agent.js');
+      const code = await runForeground(profileName, cliArgs, { ...flags, role: readRole(flags.role) });
+      // The PTY and server handles are closed, but native handles may linger: leave now.
+      process.stdout.write('', () => process.exit(code));
+      await new Promise(() => undefined);
+    });
+
+  addAgentOptions(program.command('start'))
+    .description('Start an agent in the background (detached; output in ~/.synapse/logs/)')
+    .option('--json', 'print the registry entry as JSON')
+    .addHelpText('after', '\nExamples:\n  synapse start echo --name alice\n  synapse start claude --role @roles/reviewer.md -- --model sonnet')
+    .action(async (profileName: string, cliArgs: string[], flags: RunFlags & { json?: boolean }) => {
+      const { startBackground } = await import('./run-agent.js');
+      await startBackground(profileName, cliArgs, { ...flags, role: readRole(flags.role) });
+    });
+
+  program
+    .command('stop')
+    .description('Ask an agent to shut down and wait until it has')
+    .argument('<target>', 'name, agent id, type-port (echo-8190) or type')
+    .option('-t, --timeout <seconds>', 'how long to wait', '10')
+    .addHelpText('after', '\nExamples:\n  synapse stop alice\n  synapse stop synapse-echo-8190')
+    .action(async (target: string, flags: { timeout: string }) => {
+      const { stopAgent } = await import('./lifecycle.js');
+      await stopAgent(target, { timeoutMs: Number(flags.timeout) * 1000, force: false });
+    });
+
+  program
+    .command('kill')
+    .description('Stop an agent: ask it to shut down, then SIGTERM its process group after a timeout')
+    .argument('<target>', 'name, agent id, type-port or type')
+    .option('-f, --force', 'SIGKILL now, without asking')
+    .option('-t, --timeout <seconds>', 'grace time before SIGTERM', '5')
+    .addHelpText('after', '\nExamples:\n  synapse kill alice\n  synapse kill echo-8191 -f')
+    .action(async (target: string, flags: { force?: boolean; timeout: string }) => {
+      const { stopAgent } = await import('./lifecycle.js');
+      await stopAgent(target, { timeoutMs: Number(flags.timeout) * 1000, force: flags.force === true, escalate: true });
+    });
+
+  program
+    .command('list')
+    .alias('ls')
+    .description('List running agents (dead entries are pruned)')
+    .option('--json', 'print JSON')
+    .addHelpText('after', '\nColumns: ID, NAME, TYPE, ROLE, STATUS, CURRENT (task preview), PORT, WORKING_DIR\n\nExample:\n  synapse list --json | jq ".[].agent_id"')
+    .action(async (flags: { json?: boolean }) => {
+      const { listAgents } = await import('./lifecycle.js');
+      listAgents(flags);
+    });
+
+  program
+    .command('status')
+    .description("Show one agent's live status")
+    .argument('<target>', 'name, agent id, type-port or type')
+    .option('--json', 'print JSON')
+    .addHelpText('after', '\nExample:\n  synapse status alice --json')
+    .action(async (target: string, flags: { json?: boolean }) => {
+      const { agentStatus } = await import('./lifecycle.js');
+      await agentStatus(target, flags);
+    });
+
+  program
+    .command('logs')
+    .description("Print an agent's log (or its current screen with --screen)")
+    .argument('<target>', 'name, agent id, type-port or type')
+    .option('-n, --lines <n>', 'only the last n lines', '200')
+    .option('-f, --follow', 'keep printing new lines')
+    .option('--screen', "print what the CLI's screen shows now, as text")
+    .addHelpText('after', '\nExamples:\n  synapse logs alice -f\n  synapse logs alice --screen')
+    .action(async (target: string, flags: { lines: string; follow?: boolean; screen?: boolean }) => {
+      const { agentLogs } = await import('./lifecycle.js');
+      await agentLogs(target, { lines: Number(flags.lines), follow: flags.follow === true, screen: flags.screen === true });
+    });
+
+  program
+    .command('profiles')
+    .description('List the agent profiles, their port ranges and whether each CLI is installed')
+    .option('--json', 'print JSON')
+    .action(async (flags: { json?: boolean }) => {
+      const { listProfilesCommand } = await import('./run-agent.js');
+      listProfilesCommand(flags);
+    });
+
+  program
+    .command('demo')
+    .description('Start two echo agents in a temp registry, send a message between them, show the round trip, stop them')
+    .option('--json', 'print the result as JSON')
+    .action(async (flags: { json?: boolean }) => {
+      const { runDemo } = await import('../../demo/demo.js');
+      const ok = await runDemo({ json: flags.json === true });
+      if (!ok) throw new ExitRequest(1);
+    });
+}

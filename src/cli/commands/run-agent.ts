@@ -1,0 +1,75 @@
+import { getProfile, listProfiles, reservedRanges } from '../../profiles/index.js';
+import { resolveCommand } from '../../runtime/terminal.js';
+import { SynapseError } from '../../errors.js';
+import { renderTable } from '../table.js';
+
+interface Flags {
+  name?: string | undefined;
+  role?: string | undefined;
+  port?: number | undefined;
+  host?: string | undefined;
+  headless?: boolean | undefined;
+  json?: boolean | undefined;
+}
+
+function checkInstalled(command: string): void {
+  if (!resolveCommand(command, process.env.PATH)) {
+    throw new SynapseError('command_not_found', `"${command}" is not on PATH. Install it first (or fix PATH), then run synapse again.`);
+  }
+}
+
+/** `synapse <profile>`: runs until the CLI exits; returns its exit code. */
+export async function runForeground(profileName: string, cliArgs: string[], flags: Flags): Promise<number> {
+  const profile = getProfile(profileName);
+  checkInstalled(profile.command);
+  const headless = flags.headless === true || !process.stdin.isTTY || !process.stdout.isTTY;
+  const { startAgent } = await import('../../runtime/agent.js');
+  const agent = await startAgent({
+    profile,
+    headless,
+    cliArgs,
+    cwd: process.cwd(),
+    env: process.env,
+    ...(flags.name ? { name: flags.name } : {}),
+    ...(flags.role ? { role: flags.role } : {}),
+    ...(flags.port !== undefined ? { port: flags.port } : {}),
+    ...(flags.host ? { host: flags.host } : {}),
+  });
+  if (headless) process.stdout.write(`${agent.agentId} ready for HTTP on ${agent.endpoint}\n`);
+  return agent.exited;
+}
+
+/** `synapse start`: validates here (so errors reach this terminal), then detaches. */
+export async function startBackground(profileName: string, cliArgs: string[], flags: Flags): Promise<void> {
+  const profile = getProfile(profileName);
+  checkInstalled(profile.command);
+  const args: string[] = [profile.id];
+  if (flags.name) args.push('--name', flags.name);
+  if (flags.role) args.push('--role', flags.role);
+  if (flags.port !== undefined) args.push('--port', String(flags.port));
+  if (flags.host) args.push('--host', flags.host);
+  if (cliArgs.length) args.push('--', ...cliArgs);
+  const { launchBackground } = await import('../../runtime/launch.js');
+  const { entry, logFile } = await launchBackground({ profileArgs: args, env: process.env, cwd: process.cwd() });
+  if (flags.json) process.stdout.write(`${JSON.stringify(entry, null, 2)}\n`);
+  else process.stdout.write(`started ${entry.agent_id}${entry.name ? ` (${entry.name})` : ''} on ${entry.endpoint}, pid ${entry.pid}\nlog: ${logFile}\n`);
+}
+
+export function listProfilesCommand(flags: { json?: boolean }): void {
+  const shipped = listProfiles();
+  const rows = reservedRanges().map((r) => {
+    const p = shipped.find((s) => s.id === r.id);
+    const installed = p ? resolveCommand(p.command, process.env.PATH) !== null : false;
+    return { id: r.id, aliases: p?.aliases ?? [], ports: `${r.first}-${r.last}`, command: p?.command ?? null, available: r.available, installed };
+  });
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return;
+  }
+  process.stdout.write(
+    `${renderTable(
+      ['PROFILE', 'ALIASES', 'PORTS', 'COMMAND', 'STATUS'],
+      rows.map((r) => [r.id, r.aliases.join(',') || '-', r.ports, r.command ? (r.id === 'echo' ? 'built-in' : r.command) : '-', !r.available ? 'range reserved' : r.installed ? 'installed' : 'not installed']),
+    )}\n`,
+  );
+}

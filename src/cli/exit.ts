@@ -1,0 +1,34 @@
+import { isSynapseError, type ErrorCode } from '../errors.js';
+
+/**
+ * Exit codes, one per error family (documented in `synapse --help` and guides/cli.md):
+ * 0 ok · 1 usage, bad input, working-dir mismatch, other errors · 2 unknown profile or CLI not found
+ * · 3 target not found or ambiguous · 4 target not ready · 5 delivery failed / agent unreachable
+ * · 6 answer timed out.
+ */
+const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
+  usage: 1,
+  invalid_input: 1,
+  working_dir_mismatch: 1,
+  unknown_profile: 2,
+  command_not_found: 2,
+  port_range_full: 2,
+  target_not_found: 3,
+  ambiguous_target: 3,
+  agent_not_ready: 4,
+  delivery_failed: 5,
+  agent_unreachable: 5,
+  answer_timeout: 6,
+};
+
+export function exitCodeFor(err: unknown): number {
+  if (isSynapseError(err)) return EXIT_CODES[err.code] ?? 1;
+  return 1;
+}
+
+/** Thrown by commands that want a specific exit code without an error message. */
+export class ExitRequest extends Error {
+  constructor(readonly exitCode: number) {
+    super(`exit ${exitCode}`);
+  }
+}

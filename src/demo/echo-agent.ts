@@ -1,0 +1,181 @@
+/**
+ * The built-in echo agent: a tiny program that behaves like an agent CLI, so Synapse can be
+ * shown and tested without API keys. It draws an idle prompt, shows a spinner line with
+ * "esc to interrupt" while it "thinks", then prints `ECHO: <text>`.
+ *
+ * Options (flags or env): --think MS (ECHO_THINK_MS, default 300), --startup MS
+ * (ECHO_STARTUP_MS, delay before the first prompt), --swallow (ECHO_SWALLOW=1: accept input
+ * but never show or answer it). Directives inside a message: [[wait: SECONDS]] thinks that
+ * long; [[exit: CODE]] exits mid-turn.
+ */
+const PROMPT = 'echo> ';
+const CONT = ' '.repeat(PROMPT.length);
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const PASTE_START = '\x1b[200~';
+const PASTE_END = '\x1b[201~';
+
+interface Options {
+  thinkMs: number;
+  startupMs: number;
+  swallow: boolean;
+}
+
+function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
+  const opts: Options = {
+    thinkMs: Number(env.ECHO_THINK_MS ?? 300),
+    startupMs: Number(env.ECHO_STARTUP_MS ?? 0),
+    swallow: env.ECHO_SWALLOW === '1',
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--think') opts.thinkMs = Number(argv[++i]);
+    else if (a === '--startup') opts.startupMs = Number(argv[++i]);
+    else if (a === '--swallow') opts.swallow = true;
+  }
+  if (!Number.isFinite(opts.thinkMs) || opts.thinkMs < 0) opts.thinkMs = 300;
+  if (!Number.isFinite(opts.startupMs) || opts.startupMs < 0) opts.startupMs = 0;
+  return opts;
+}
+
+class EchoAgent {
+  private buffer = '';
+  private inPaste = false;
+  private thinking: { timer: NodeJS.Timeout; spin: NodeJS.Timeout } | null = null;
+  private ready = false;
+
+  constructor(private readonly opts: Options, private readonly out: NodeJS.WriteStream) {}
+
+  start(): void {
+    this.write('\x1b[?2004h'); // we understand bracketed paste
+    this.write('Echo agent — built into Synapse. Type a message and press Enter.\r\n');
+    setTimeout(() => {
+      this.ready = true;
+      this.drawPrompt();
+    }, this.opts.startupMs);
+  }
+
+  onInput(chunk: string): void {
+    if (this.opts.swallow) return;
+    // A lone ESC (its own write) is the interrupt key; sequences are parsed below.
+    if (chunk === '\x1b') {
+      if (this.thinking) this.interrupt();
+      return;
+    }
+    let rest = chunk;
+    while (rest.length > 0) {
+      if (this.inPaste) {
+        const end = rest.indexOf(PASTE_END);
+        const text = end === -1 ? rest : rest.slice(0, end);
+        this.addText(text.replace(/\r\n?/g, '\n'));
+        if (end === -1) return;
+        this.inPaste = false;
+        rest = rest.slice(end + PASTE_END.length);
+        continue;
+      }
+      if (rest.startsWith(PASTE_START)) {
+        this.inPaste = true;
+        rest = rest.slice(PASTE_START.length);
+        continue;
+      }
+      if (rest.startsWith('\x1b')) {
+        // Other escape sequences (arrows, focus events) are ignored: CSI ... final byte.
+        const m = /^\x1b(\[[0-9;?]*[ -/]*[@-~]|O.|.)?/s.exec(rest);
+        rest = rest.slice(m?.[0].length ?? 1);
+        continue;
+      }
+      const ch = rest[0]!;
+      rest = rest.slice(1);
+      this.onKey(ch);
+    }
+  }
+
+  private onKey(ch: string): void {
+    if (ch === '\x03') {
+      if (this.thinking) this.interrupt();
+      else {
+        this.buffer = '';
+        this.write('^C\r\n');
+        this.drawPrompt();
+      }
+      return;
+    }
+    if (ch === '\x04' && !this.thinking && this.buffer === '') {
+      this.write('\r\nbye\r\n');
+      process.exit(0);
+    }
+    if (ch === '\r' || ch === '\n') {
+      if (!this.thinking && this.ready) this.submit();
+      return;
+    }
+    if (ch === '\x7f' || ch === '\b') {
+      if (this.buffer.length > 0) {
+        this.buffer = this.buffer.slice(0, -1);
+        if (!this.thinking && this.ready) this.write('\b \b');
+      }
+      return;
+    }
+    if (ch < ' ' && ch !== '\t') return;
+    this.addText(ch);
+  }
+
+  private addText(text: string): void {
+    this.buffer += text;
+    if (!this.thinking && this.ready) this.write(text.replace(/\n/g, `\r\n${CONT}`));
+  }
+
+  private drawPrompt(): void {
+    this.write(`${PROMPT}${this.buffer.replace(/\n/g, `\r\n${CONT}`)}`);
+  }
+
+  private submit(): void {
+    const text = this.buffer;
+    this.buffer = '';
+    this.write('\r\n');
+    if (text.trim() === '') {
+      this.drawPrompt();
+      return;
+    }
+    const exit = /\[\[exit:\s*(\d+)\]\]/.exec(text);
+    const wait = /\[\[wait:\s*([\d.]+)\]\]/.exec(text);
+    const thinkMs = wait ? Number(wait[1]) * 1000 : this.opts.thinkMs;
+    let frame = 0;
+    const drawSpinner = () => {
+      this.write(`\r\x1b[2K${SPINNER[frame++ % SPINNER.length]} Thinking… (esc to interrupt)`);
+    };
+    if (thinkMs > 0) drawSpinner();
+    const spin = setInterval(drawSpinner, 80);
+    const timer = setTimeout(() => {
+      clearInterval(spin);
+      this.thinking = null;
+      if (exit) {
+        this.write('\r\x1b[2Kexiting as asked\r\n');
+        process.exit(Number(exit[1]));
+      }
+      this.write(`\r\x1b[2KECHO: ${text.replace(/\n/g, '\r\n')}\r\n`);
+      this.drawPrompt();
+    }, thinkMs);
+    this.thinking = { timer, spin };
+  }
+
+  private interrupt(): void {
+    if (!this.thinking) return;
+    clearTimeout(this.thinking.timer);
+    clearInterval(this.thinking.spin);
+    this.thinking = null;
+    this.write('\r\x1b[2KInterrupted.\r\n');
+    this.drawPrompt();
+  }
+
+  private write(s: string): void {
+    this.out.write(s);
+  }
+}
+
+const agent = new EchoAgent(parseOptions(process.argv.slice(2), process.env), process.stdout);
+if (process.stdin.isTTY) process.stdin.setRawMode(true);
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk: string) => agent.onInput(chunk));
+process.stdin.on('end', () => process.exit(0));
+process.on('SIGINT', () => agent.onInput('\x03'));
+process.on('SIGHUP', () => process.exit(0));
+agent.start();

@@ -1,0 +1,51 @@
+import { fileURLToPath } from 'node:url';
+import { PORT_RANGES } from './ports.js';
+import { trimTrailingBlank } from './screen-rules.js';
+import { trimBlankEdges } from './text.js';
+import type { Profile } from './types.js';
+
+const PROMPT = /^echo> /;
+const CONTINUATION = /^ {6}/;
+const SPINNER = /^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Thinking…/;
+
+/** The built-in echo agent (src/demo/echo-agent.ts): no API key, same shape as a real CLI. */
+export const echoProfile: Profile = {
+  id: 'echo',
+  aliases: ['dummy'],
+  displayName: 'Echo agent',
+  description: 'Built-in demo agent that echoes every message back (no API key needed).',
+  command: process.execPath,
+  // Small heaps keep the idle footprint of the demo agent low.
+  args: ['--max-old-space-size=32', '--max-semi-space-size=1', fileURLToPath(new URL('../demo/echo-agent.js', import.meta.url))],
+  env: {},
+  ports: PORT_RANGES.echo,
+  resumeFlags: ['--resume'],
+  submit: { bracketedPaste: true, key: '\r', delayMs: 5 },
+  interrupt: { kind: 'key', key: '\x1b' },
+  status: {
+    waiting: [{ patterns: [/\[y\/n\]\s*$/i], lastRows: 1 }],
+    processing: [{ patterns: [/esc to interrupt/], lastRows: 2 }],
+    ready: [{ patterns: [PROMPT], lastRows: 1 }],
+    quietReadyMs: 2000,
+  },
+  inputText(view) {
+    const last = trimTrailingBlank(view.lines).at(-1) ?? '';
+    return PROMPT.test(last) ? last.slice('echo> '.length) : null;
+  },
+  idleConfirmMs: 0,
+  cleanOutput(lines: string[]): string {
+    const out: string[] = [];
+    let inEcho = false;
+    for (const line of lines) {
+      if (PROMPT.test(line)) {
+        inEcho = true; // the echoed input (or the fresh idle prompt)
+        continue;
+      }
+      if (inEcho && CONTINUATION.test(line)) continue;
+      inEcho = false;
+      if (SPINNER.test(line)) continue;
+      out.push(line);
+    }
+    return trimBlankEdges(out).join('\n');
+  },
+};

@@ -1,0 +1,84 @@
+/** Agent statuses, in the order a CLI usually moves through them. */
+export type AgentStatus = 'STARTING' | 'READY' | 'PROCESSING' | 'WAITING' | 'DONE' | 'EXITED';
+
+export type ProfileId = 'claude' | 'gemini' | 'codex' | 'opencode' | 'copilot' | 'echo';
+
+/** What the status rules see: the rendered screen, never raw bytes. */
+export interface ScreenView {
+  /** Visible viewport rows, top to bottom, trailing spaces trimmed. */
+  lines: string[];
+  /** The same rows joined with '\n'. */
+  text: string;
+}
+
+/**
+ * A rule matches when every one of its patterns is found on some considered line; a status
+ * matches when any of its rules does (an OR of ANDs).
+ */
+export interface ScreenRule {
+  patterns: RegExp[];
+  /** Only look at the last N rows of the viewport (e.g. the footer). Default: all rows. */
+  lastRows?: number;
+}
+
+export interface SubmitSpec {
+  /** Wrap the message in ESC[200~ … ESC[201~ so embedded newlines do not submit early. */
+  bracketedPaste: boolean;
+  /** Written as its own write after `delayMs`. */
+  key: string;
+  /** Wait between the text and the submit key (the CLI needs time to take the paste). */
+  delayMs: number;
+}
+
+export type InterruptSpec = { kind: 'key'; key: string } | { kind: 'signal'; signal: NodeJS.Signals };
+
+export interface PermissionChoice {
+  key: string;
+  label: string;
+}
+
+export interface Profile {
+  id: ProfileId;
+  aliases: string[];
+  /** Human-readable name shown in the agent card. */
+  displayName: string;
+  description: string;
+  /** Executable to spawn; resolved on PATH unless absolute. */
+  command: string;
+  /** Arguments always passed before the user's `-- <cli args>`. */
+  args: string[];
+  env: Record<string, string>;
+  ports: { first: number; last: number };
+  /** Any of these in the CLI args means "resuming": no start-up instruction. */
+  resumeFlags: string[];
+  submit: SubmitSpec;
+  interrupt: InterruptSpec;
+  status: {
+    /** Checked first: the CLI asks its human something. */
+    waiting: ScreenRule[];
+    /** The CLI is working. */
+    processing: ScreenRule[];
+    /** The idle input prompt is visible. */
+    ready: ScreenRule[];
+    /**
+     * When no rule matches and the output has been quiet this long, assume READY.
+     * `null` = never assume: the profile's READY rule must match.
+     */
+    quietReadyMs: number | null;
+  };
+  /**
+   * The text currently in the CLI's input box ('' when empty), or null when no input box is
+   * visible. A task is finished only once its text has left the box.
+   */
+  inputText(view: ScreenView): string | null;
+  /**
+   * When the CLI was never seen working after a submit, how long READY must hold before the
+   * turn counts as finished (some CLIs redraw an empty prompt before they show a spinner).
+   */
+  idleConfirmMs: number;
+  /**
+   * Turns the lines a task produced into its reply text: drops chrome (input box, footers,
+   * spinners) and the echoed input. Lines arrive as rendered text.
+   */
+  cleanOutput(lines: string[], userText: string): string;
+}

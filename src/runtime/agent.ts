@@ -1,0 +1,349 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Task } from '../a2a/task.js';
+import { messageText } from '../a2a/task.js';
+import { renderStartupInstruction } from '../config/instructions.js';
+import { agentStateDir, logsDir, messageFileDir, registryDir, type Env } from '../config/paths.js';
+import type { AgentStatus, Profile } from '../profiles/types.js';
+import type { RegistryEntry } from '../registry/entry.js';
+import { HEARTBEAT_MS } from '../registry/liveness.js';
+import { FileRegistry } from '../registry/registry.js';
+import type { AgentApi } from '../server/agent-api.js';
+import { buildApp, loopbackHostCheck } from '../server/app.js';
+import { AgentTaskStore } from '../store/agent-tasks.js';
+import { VERSION } from '../version.js';
+import { AgentStatusModel } from './agent-status.js';
+import { systemClock, type Clock } from './clock.js';
+import { DeliveryLoop } from './delivery.js';
+import { DEFAULT_LONG_MESSAGE_THRESHOLD, sweepMessageFiles } from './framing.js';
+import { Injector } from './injector.js';
+import { attachUserTerminal } from './passthrough.js';
+import { claimPort } from './port-claim.js';
+import { Screen } from './screen.js';
+import { ScreenStatusTracker } from './screen-status.js';
+import { TaskManager } from './tasks.js';
+import { spawnTerminal, type AgentTerminal } from './terminal.js';
+
+export interface AgentOptions {
+  profile: Profile;
+  name?: string;
+  role?: string;
+  port?: number;
+  host?: string;
+  /** No user terminal attached (background agents, tests). */
+  headless: boolean;
+  cliArgs: string[];
+  cwd: string;
+  env: Env;
+  clock?: Clock;
+}
+
+export interface RunningAgent {
+  agentId: string;
+  port: number;
+  endpoint: string;
+  /** Resolves with the exit code once the agent has shut down completely. */
+  exited: Promise<number>;
+  shutdown(reason: string): Promise<number>;
+}
+
+const HEADLESS_SIZE = { cols: 120, rows: 40 };
+
+function preview(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat;
+}
+
+/** The profile's range, or `SYNAPSE_PORT_RANGE_<TYPE>=first-last` (e.g. when 8100-8109 is taken). */
+export function portRange(profile: Profile, env: Env): { first: number; last: number } {
+  const raw = env[`SYNAPSE_PORT_RANGE_${profile.id.toUpperCase()}`];
+  const m = raw ? /^(\d+)-(\d+)$/.exec(raw.trim()) : null;
+  if (!m) return profile.ports;
+  const first = Number(m[1]);
+  const last = Number(m[2]);
+  return first >= 1 && last <= 65535 && first <= last ? { first, last } : profile.ports;
+}
+
+/** The composition root: one agent = one PTY-wrapped CLI + its HTTP server + its registry entry. */
+export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
+  const { profile, env } = opts;
+  const clock = opts.clock ?? systemClock;
+  const host = opts.host ?? '127.0.0.1';
+  const registry = new FileRegistry(registryDir(env));
+
+  const claim = await claimPort({ range: portRange(profile, env), host, registry, type: profile.id, ...(opts.port !== undefined ? { port: opts.port } : {}) });
+  const port = claim.port;
+  const agentId = `synapse-${profile.id}-${port}`;
+  const endpoint = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const startedAt = new Date(clock.now()).toISOString();
+
+  // Event log: stdout when headless (a background agent's stdout is its log file), else a file.
+  let logStream: fs.WriteStream | null = null;
+  const logFile = opts.headless ? (env.SYNAPSE_LOG_FILE ?? null) : path.join(logsDir(env), `${agentId}.log`);
+  if (!opts.headless) {
+    fs.mkdirSync(logsDir(env), { recursive: true });
+    logStream = fs.createWriteStream(logFile!, { flags: 'a' });
+  }
+  const log = (msg: string) => {
+    const line = `${new Date(clock.now()).toISOString()} ${agentId} ${msg}\n`;
+    if (logStream) logStream.write(line);
+    else process.stdout.write(line);
+  };
+
+  const stateDir = agentStateDir(env);
+  fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const store = new AgentTaskStore(path.join(stateDir, `${agentId}.db`));
+  const tasks = new TaskManager(store, clock);
+  const failedOnStart = tasks.failInterrupted('the agent restarted while this task was running');
+  if (failedOnStart) log(`${failedOnStart} task(s) from the previous run marked failed`);
+
+  const size = opts.headless || !process.stdout.columns ? HEADLESS_SIZE : { cols: process.stdout.columns, rows: process.stdout.rows };
+  const screen = new Screen(size.cols, size.rows);
+
+  let terminal: AgentTerminal;
+  try {
+    terminal = spawnTerminal({
+      command: profile.command,
+      args: [...profile.args, ...opts.cliArgs],
+      cwd: opts.cwd,
+      env: {
+        ...(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>),
+        ...profile.env,
+        TERM: 'xterm-256color',
+        SYNAPSE_AGENT_ID: agentId,
+        SYNAPSE_AGENT_TYPE: profile.id,
+        SYNAPSE_PORT: String(port),
+      },
+      cols: size.cols,
+      rows: size.rows,
+    });
+  } catch (err) {
+    claim.server.close();
+    store.close();
+    logStream?.end();
+    throw err;
+  }
+
+  const tracker = new ScreenStatusTracker(profile, () => ({ lines: screen.viewport(), seq: screen.seq }), clock);
+  const injector = new Injector(terminal, profile, clock);
+  const msgDir = messageFileDir(env);
+  sweepMessageFiles(msgDir);
+  const threshold = Number(env.SYNAPSE_LONG_MESSAGE_THRESHOLD ?? DEFAULT_LONG_MESSAGE_THRESHOLD);
+  const delivery = new DeliveryLoop({
+    tasks,
+    screen,
+    tracker,
+    injector,
+    profile,
+    clock,
+    framing: { longMessageThreshold: Number.isFinite(threshold) && threshold > 0 ? threshold : DEFAULT_LONG_MESSAGE_THRESHOLD, messageDir: msgDir },
+  });
+  const status = new AgentStatusModel(clock);
+
+  screen.onChange(() => tracker.onOutput());
+  terminal.onData((data) => screen.write(data));
+  tracker.on('change', (r) => status.setScreen(r.status));
+
+  // --- start-up instruction gate --------------------------------------------------------
+  const resuming = opts.cliArgs.some((a) => profile.resumeFlags.includes(a) || profile.resumeFlags.some((f) => a.startsWith(`${f}=`)));
+  let bootstrapTaskId: string | null = null;
+  let gateOpen = false;
+  const openGate = (why: string) => {
+    if (gateOpen) return;
+    gateOpen = true;
+    log(`accepting messages (${why})`);
+  };
+  tracker.on('change', (r) => {
+    if (r.status !== 'READY' || bootstrapTaskId !== null || gateOpen) return;
+    if (resuming || env.SYNAPSE_SKIP_STARTUP_INSTRUCTION === '1') {
+      openGate(resuming ? 'resumed session: no start-up instruction' : 'start-up instruction disabled');
+      return;
+    }
+    const text = renderStartupInstruction(opts.cwd, { agent_id: agentId, port });
+    if (!text) {
+      openGate('empty start-up instruction');
+      return;
+    }
+    const t = tasks.create({ message: { role: 'user', parts: [{ type: 'text', text }] }, priority: 5, metadata: { kind: 'bootstrap', response_mode: 'silent' } });
+    bootstrapTaskId = t.id;
+    delivery.enqueued(t);
+  });
+
+  // --- registry entry -------------------------------------------------------------------
+  let currentPreview: string | null = null;
+  let taskReceivedAt: string | null = null;
+  const entry = (): RegistryEntry => ({
+    agent_id: agentId,
+    agent_type: profile.id,
+    name: opts.name ?? null,
+    role: opts.role ?? null,
+    port,
+    pid: process.pid,
+    working_dir: opts.cwd,
+    endpoint,
+    status: status.status,
+    status_updated_at: new Date(status.updatedAt).toISOString(),
+    current_task_preview: currentPreview,
+    task_received_at: taskReceivedAt,
+    registered_at: startedAt,
+    heartbeat_at: new Date(clock.now()).toISOString(),
+    log_file: logFile,
+    headless: opts.headless,
+    synapse_version: VERSION,
+  });
+  let registered = false;
+  const writeEntry = () => {
+    if (shuttingDown) return;
+    try {
+      registry.write(entry());
+      registered = true;
+    } catch (err) {
+      log(`cannot write registry entry: ${(err as Error).message}`);
+    }
+  };
+
+  status.on('change', (next: AgentStatus, prev: AgentStatus) => {
+    log(`status ${prev} -> ${next}`);
+    writeEntry();
+  });
+
+  tasks.on('updated', (task: Task, previous: string | null) => {
+    if (previous !== task.status.state) log(`task ${task.id} ${previous ?? 'new'} -> ${task.status.state}`);
+    if (task.status.state === 'working' && task.metadata.kind !== 'bootstrap') {
+      currentPreview = preview(messageText(task.message));
+      taskReceivedAt = task.updated_at;
+    }
+    if (['completed', 'failed', 'canceled'].includes(task.status.state)) {
+      if (task.id === bootstrapTaskId) openGate(`start-up instruction ${task.status.state}`);
+      else if (previous === 'working' || previous === 'input-required') status.taskFinished();
+      currentPreview = null;
+    }
+    status.setTaskInFlight(delivery.busy);
+    writeEntry();
+  });
+
+  // --- HTTP -----------------------------------------------------------------------------
+  let shuttingDown = false;
+  const api: AgentApi = {
+    entry,
+    status: () => ({
+      status: status.status,
+      current_task: delivery.currentTaskId,
+      queued: store.queued().length,
+      ready_for_messages: gateOpen,
+      started_at: startedAt,
+    }),
+    readyForMessages: () => gateOpen && !shuttingDown,
+    peers: () => registry.listLive(),
+    submit: (input) => {
+      const t = tasks.create(input);
+      delivery.enqueued(t);
+      return tasks.get(t.id);
+    },
+    getTask: (id) => tasks.get(id),
+    listTasks: (o) => store.list(o),
+    cancelTask: (id) => {
+      const t = delivery.cancel(id);
+      return t ?? tasks.get(id);
+    },
+    screen: () => ({ lines: screen.viewport(), cols: screen.cols, rows: screen.rows }),
+    shutdown: (reason) => void shutdown(reason),
+  };
+
+  let app: FastifyInstance;
+  try {
+    app = await buildApp({
+      api,
+      displayName: profile.displayName,
+      description: profile.description,
+      workingDir: opts.cwd,
+      agentId,
+      env,
+      server: claim.server,
+      ...(host === '127.0.0.1' || host === 'localhost' || host === '::1' ? { allowedHosts: loopbackHostCheck } : {}),
+    });
+    await app.ready();
+    claim.attached();
+  } catch (err) {
+    terminal.kill('SIGKILL');
+    claim.server.close();
+    store.close();
+    throw err;
+  }
+
+  writeEntry();
+  log(`listening on ${endpoint} (pid ${process.pid}, cli pid ${terminal.pid}, ${profile.command} ${[...profile.args, ...opts.cliArgs].join(' ')})`);
+  const heartbeat = setInterval(writeEntry, HEARTBEAT_MS);
+  heartbeat.unref();
+
+  // --- user terminal ----------------------------------------------------------------------
+  let restoreTerminal = () => {};
+  if (!opts.headless) {
+    restoreTerminal = attachUserTerminal(
+      terminal,
+      (cols, rows) => {
+        terminal.resize(cols, rows);
+        screen.resize(cols, rows);
+        tracker.onOutput();
+      },
+      () => undefined,
+    );
+  }
+
+  // --- shutdown, on every exit path -------------------------------------------------------
+  let resolveExit!: (code: number) => void;
+  const exited = new Promise<number>((r) => (resolveExit = r));
+  let cliExitCode: number | null = null;
+  let shutdownPromise: Promise<number> | null = null;
+
+  const shutdown = (reason: string): Promise<number> => {
+    if (shutdownPromise) return shutdownPromise;
+    shuttingDown = true;
+    shutdownPromise = (async () => {
+      log(`shutting down: ${reason}`);
+      clearInterval(heartbeat);
+      status.setExited();
+      if (cliExitCode === null) {
+        delivery.cliExited(-1);
+        terminal.kill('SIGHUP');
+        const killTimer = setTimeout(() => terminal.signalGroup('SIGKILL'), 2000);
+        await Promise.race([cliExit, new Promise((r) => setTimeout(r, 2500))]);
+        clearTimeout(killTimer);
+      }
+      tracker.stop();
+      status.stop();
+      registry.remove(agentId);
+      restoreTerminal();
+      await app.close().catch(() => undefined);
+      store.close();
+      screen.dispose();
+      const code = cliExitCode ?? 0;
+      log(`stopped (exit ${code})`);
+      await new Promise<void>((r) => (logStream ? logStream.end(r) : r()));
+      resolveExit(code);
+      return code;
+    })();
+    return shutdownPromise;
+  };
+
+  const cliExit = new Promise<void>((resolve) => {
+    terminal.onExit(({ exitCode, signal }) => {
+      cliExitCode = exitCode;
+      log(`cli exited (code ${exitCode}${signal ? `, signal ${signal}` : ''})`);
+      delivery.cliExited(exitCode);
+      resolve();
+      void shutdown('the CLI exited');
+    });
+  });
+
+  // Signals: the registry entry goes with us on every one of them.
+  const onSignal = (sig: NodeJS.Signals) => void shutdown(`received ${sig}`);
+  for (const sig of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) process.once(sig, onSignal);
+  process.once('exit', () => {
+    if (registered) registry.remove(agentId);
+    restoreTerminal();
+  });
+
+  return { agentId, port, endpoint, exited, shutdown };
+}

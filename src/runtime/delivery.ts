@@ -1,0 +1,208 @@
+import { EventEmitter } from 'node:events';
+import { TERMINAL_STATES, type Task } from '../a2a/task.js';
+import { viewOf } from '../profiles/screen-rules.js';
+import type { Profile } from '../profiles/types.js';
+import type { Clock } from './clock.js';
+import { frameMessage, type FramingOptions } from './framing.js';
+import type { Injector } from './injector.js';
+import type { Screen } from './screen.js';
+import type { ScreenReading, ScreenStatusTracker } from './screen-status.js';
+import { textArtifact, type TaskManager } from './tasks.js';
+
+interface InFlight {
+  taskId: string;
+  framed: string;
+  beforeLines: string[];
+  /** Screen change counter right after the submit key was written; -1 while still injecting. */
+  seqAtSubmit: number;
+  viewportAtSubmit: string;
+  sawBusy: boolean;
+  confirmTimer: NodeJS.Timeout | undefined;
+  interruptAfterSubmit?: boolean;
+}
+
+/** Between a submit key and an interrupt key, so the CLI reads them as two key presses. */
+const SUBMIT_TO_INTERRUPT_MS = 50;
+
+/** Lines that appeared since `before`: everything from the first row that differs. */
+export function linesSince(before: string[], after: string[]): string[] {
+  let i = 0;
+  while (i < before.length && i < after.length && before[i] === after[i]) i++;
+  return after.slice(i);
+}
+
+/**
+ * The inbox pump. Delivers one queued task at a time, only on a fresh READY reading, and
+ * holds it in flight until the CLI is idle again with an empty input box; then completes it
+ * with the cleaned output delta. Priority 5 interrupts whatever runs and goes first.
+ */
+export class DeliveryLoop extends EventEmitter {
+  private inflight: InFlight | null = null;
+  /** After an interrupt or cancel, wait for a reading newer than this before delivering. */
+  private holdUntilSeq = -1;
+  private exited = false;
+
+  constructor(
+    private readonly deps: {
+      tasks: TaskManager;
+      screen: Screen;
+      tracker: ScreenStatusTracker;
+      injector: Injector;
+      profile: Profile;
+      clock: Clock;
+      framing: FramingOptions;
+    },
+  ) {
+    super();
+    deps.tracker.on('reading', (r: ScreenReading) => this.onReading(r));
+  }
+
+  get busy(): boolean {
+    return this.inflight !== null;
+  }
+
+  get currentTaskId(): string | null {
+    return this.inflight?.taskId ?? null;
+  }
+
+  /** A new task was queued. */
+  enqueued(task: Task): void {
+    if (task.priority >= 5 && (this.inflight || this.deps.tracker.current?.status !== 'READY')) {
+      this.interruptCurrent(`interrupted by priority ${task.priority} message ${task.id}`);
+    }
+    this.pump();
+  }
+
+  cancel(taskId: string): Task | null {
+    const task = this.deps.tasks.cancelable(taskId);
+    if (this.inflight?.taskId === task.id) {
+      this.interruptCurrent('canceled');
+      return this.deps.tasks.get(task.id);
+    }
+    return this.deps.tasks.transition(task.id, 'canceled', { message: 'canceled before delivery', receipt: 'canceled' });
+  }
+
+  /** The CLI exited: the task in flight cannot finish; queued ones stay for the next start. */
+  cliExited(code: number): void {
+    this.exited = true;
+    if (this.inflight) {
+      const id = this.inflight.taskId;
+      this.clearInflight();
+      this.deps.tasks.transition(id, 'failed', { message: `the CLI exited (code ${code}) during the task`, receipt: 'failed' });
+    }
+  }
+
+  private interruptCurrent(reason: string): void {
+    const f = this.inflight;
+    if (f) {
+      this.clearInflight();
+      this.deps.tasks.transition(f.taskId, 'canceled', { message: reason, receipt: 'canceled' });
+      if (f.seqAtSubmit < 0) {
+        // Still typing it in: an interrupt now would land before the submit key and be lost,
+        // so hold deliveries and interrupt once the turn has really started.
+        this.holdUntilSeq = Number.MAX_SAFE_INTEGER;
+        f.interruptAfterSubmit = true;
+        return;
+      }
+    }
+    this.interruptNow();
+  }
+
+  private interruptNow(): void {
+    this.deps.injector.interrupt();
+    this.holdUntilSeq = this.deps.screen.seq;
+  }
+
+  private clearInflight(): void {
+    if (this.inflight) this.deps.clock.clearTimeout(this.inflight.confirmTimer);
+    this.inflight = null;
+  }
+
+  private onReading(r: ScreenReading): void {
+    const f = this.inflight;
+    if (f) {
+      if (f.seqAtSubmit < 0 || r.seq <= f.seqAtSubmit) return;
+      if (r.status !== 'READY') {
+        f.sawBusy = true;
+        this.deps.clock.clearTimeout(f.confirmTimer);
+        f.confirmTimer = undefined;
+        return;
+      }
+      this.maybeFinish(f);
+      return;
+    }
+    if (r.status === 'READY') this.pump();
+  }
+
+  private maybeFinish(f: InFlight): void {
+    const lines = this.deps.screen.viewport();
+    const view = viewOf(lines);
+    // The message must have left the input box, and the screen must show the turn happened.
+    if ((this.deps.profile.inputText(view) ?? '') !== '') return;
+    if (!f.sawBusy && view.text === f.viewportAtSubmit) return;
+    const confirm = f.sawBusy ? 0 : this.deps.profile.idleConfirmMs;
+    if (confirm === 0) {
+      this.finish(f);
+      return;
+    }
+    if (f.confirmTimer) return;
+    const seq = this.deps.screen.seq;
+    f.confirmTimer = this.deps.clock.setTimeout(() => {
+      f.confirmTimer = undefined;
+      if (this.inflight !== f) return;
+      if (this.deps.screen.seq === seq && this.deps.tracker.current?.status === 'READY') this.finish(f);
+    }, confirm);
+  }
+
+  private finish(f: InFlight): void {
+    const delta = linesSince(f.beforeLines, this.deps.screen.allLines());
+    const text = this.deps.profile.cleanOutput(delta, f.framed);
+    this.clearInflight();
+    const done = this.deps.tasks.transition(f.taskId, 'completed', { artifact: textArtifact(text), receipt: 'answered', metadata: { reply_source: 'output' } });
+    if (done) this.emit('completed', done);
+    this.pump();
+  }
+
+  /** Delivers the next queued task if the CLI is at a fresh READY and nothing is in flight. */
+  pump(): void {
+    if (this.inflight || this.exited) return;
+    const reading = this.deps.tracker.current;
+    if (!reading || reading.status !== 'READY' || reading.seq <= this.holdUntilSeq) return;
+    const next = this.deps.tasks.store.queued()[0];
+    if (!next) return;
+    this.deliver(next);
+  }
+
+  private deliver(task: Task): void {
+    const { text } = frameMessage(task, this.deps.framing);
+    const f: InFlight = {
+      taskId: task.id,
+      framed: text,
+      beforeLines: this.deps.screen.allLines(),
+      seqAtSubmit: -1,
+      viewportAtSubmit: '',
+      sawBusy: false,
+      confirmTimer: undefined,
+    };
+    this.inflight = f;
+    const started = this.deps.tasks.transition(task.id, 'working', { receipt: 'delivered' });
+    if (!started || TERMINAL_STATES.has(started.status.state)) {
+      this.clearInflight();
+      return;
+    }
+    this.emit('delivering', started);
+    void this.deps.injector.inject(text).then(() => {
+      if (f.interruptAfterSubmit) {
+        this.deps.clock.setTimeout(() => {
+          this.interruptNow();
+          this.pump();
+        }, SUBMIT_TO_INTERRUPT_MS);
+        return;
+      }
+      if (this.inflight !== f) return;
+      f.seqAtSubmit = this.deps.screen.seq;
+      f.viewportAtSubmit = this.deps.screen.viewport().join('\n');
+      this.emit('submitted', started);
+    });
+  }
+}

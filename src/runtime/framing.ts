@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { messageText, replyExpected, type Task } from '../a2a/task.js';
+import { sanitizeLabel, sanitizePeerText } from './sanitize.js';
+
+export const DEFAULT_LONG_MESSAGE_THRESHOLD = 200;
+const MESSAGE_FILE_TTL_MS = 60 * 60 * 1000;
+
+export interface FramingOptions {
+  longMessageThreshold: number;
+  messageDir: string;
+}
+
+/** The header every delivered message starts with: `A2A: [From: NAME (ID)] [REPLY EXPECTED]`. */
+export function frameHeader(task: Task): string {
+  const sender = task.metadata.sender;
+  const parts = ['A2A:'];
+  if (sender?.sender_id) {
+    const id = sanitizeLabel(sender.sender_id);
+    const name = sanitizeLabel(sender.sender_name ?? sender.sender_id);
+    parts.push(`[From: ${name} (${id})]`);
+  }
+  if (replyExpected(task.metadata)) parts.push('[REPLY EXPECTED]');
+  return parts.join(' ');
+}
+
+/**
+ * The text written into the CLI for a task: the sanitised message under its header, or, when
+ * the message is long, a one-line pointer to a 0600 file that holds it.
+ */
+export function frameMessage(task: Task, opts: FramingOptions): { text: string; file: string | null } {
+  const body = sanitizePeerText(messageText(task.message)).trim();
+  const header = frameHeader(task);
+  // The start-up instruction is ours, not a peer's: it always goes in as typed text.
+  if (body.length <= opts.longMessageThreshold || task.metadata.kind === 'bootstrap') return { text: `${header} ${body}`, file: null };
+  const file = writeMessageFile(opts.messageDir, task.id, `${header}\n\n${body}\n`);
+  return { text: `${header} [LONG MESSAGE: ${body.length} characters] Read the full message from ${file}`, file };
+}
+
+function writeMessageFile(dir: string, taskId: string, content: string): string {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  fs.chmodSync(dir, 0o700);
+  const file = path.join(dir, `${taskId}.txt`);
+  fs.writeFileSync(file, content, { mode: 0o600 });
+  return file;
+}
+
+/** Removes message files older than their 1 h TTL. */
+export function sweepMessageFiles(dir: string, now = Date.now()): number {
+  let removed = 0;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    const file = path.join(dir, name);
+    try {
+      if (now - fs.statSync(file).mtimeMs > MESSAGE_FILE_TTL_MS) {
+        fs.rmSync(file, { force: true });
+        removed++;
+      }
+    } catch {
+      // raced with another agent's sweep
+    }
+  }
+  return removed;
+}

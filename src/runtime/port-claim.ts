@@ -1,0 +1,61 @@
+import http from 'node:http';
+import { SynapseError } from '../errors.js';
+import type { FileRegistry } from '../registry/registry.js';
+
+const STARTING_BODY = JSON.stringify({ error: { code: 'agent_not_ready', message: 'the agent is starting' } });
+
+/** Answers requests that arrive in the few milliseconds before the app is attached. */
+function startingListener(_req: http.IncomingMessage, res: http.ServerResponse): void {
+  res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+  res.end(STARTING_BODY);
+}
+
+function tryListen(server: http.Server, port: number, host: string): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      if (err.code === 'EADDRINUSE' || err.code === 'EACCES') resolve(false);
+      else reject(err);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve(true);
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen({ port, host, exclusive: true });
+  });
+}
+
+export interface PortClaim {
+  server: http.Server;
+  port: number;
+  /** Replace the interim 503 responder once the real app is attached. */
+  attached(): void;
+}
+
+/**
+ * The port is claimed by binding, never by guessing: the first port of the range that has no
+ * live registry entry and binds on `host`. Agents started at the same instant cannot collide,
+ * because only one of them can bind a port.
+ */
+export async function claimPort(opts: { range: { first: number; last: number }; host: string; registry: FileRegistry; port?: number; type: string }): Promise<PortClaim> {
+  const server = http.createServer(startingListener);
+  const claim = (port: number): PortClaim => ({ server, port, attached: () => server.off('request', startingListener) });
+  if (opts.port !== undefined) {
+    if (await tryListen(server, opts.port, opts.host)) return claim(opts.port);
+    throw new SynapseError('port_range_full', `port ${opts.port} on ${opts.host} is in use; pick another with --port or leave it out`);
+  }
+  const live = opts.registry.listLive();
+  const held = new Set(live.map((e) => e.port));
+  for (let port = opts.range.first; port <= opts.range.last; port++) {
+    if (held.has(port)) continue;
+    if (await tryListen(server, port, opts.host)) return claim(port);
+  }
+  const holders = live.filter((e) => e.port >= opts.range.first && e.port <= opts.range.last);
+  const list = holders.length ? holders.map((e) => `${e.agent_id}${e.name ? ` (${e.name})` : ''} pid ${e.pid}`).join(', ') : 'other programs (no Synapse agents)';
+  throw new SynapseError(
+    'port_range_full',
+    `every port of the ${opts.type} range ${opts.range.first}-${opts.range.last} is taken, held by: ${list}. Stop one (synapse stop <target>) or pass --port.`,
+  );
+}

@@ -1,0 +1,113 @@
+import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import { canTransition, TERMINAL_STATES, type Artifact, type Message, type ReceiptState, type Task, type TaskMetadata, type TaskState } from '../a2a/task.js';
+import { SynapseError } from '../errors.js';
+import type { AgentTaskStore } from '../store/agent-tasks.js';
+import type { Clock } from './clock.js';
+
+export interface NewTask {
+  message: Message;
+  contextId?: string;
+  metadata?: TaskMetadata;
+  priority?: number;
+}
+
+/**
+ * Owns every task's life: creation (queued), the state machine, receipts and artifacts.
+ * Every change is persisted first and then announced with `updated`, so what listeners see
+ * (status, SSE, webhooks) is always what a restart would find.
+ */
+export class TaskManager extends EventEmitter {
+  constructor(
+    readonly store: AgentTaskStore,
+    private readonly clock: Clock,
+  ) {
+    super();
+  }
+
+  private iso(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+
+  create(input: NewTask): Task {
+    const now = this.iso();
+    const task: Task = {
+      id: randomUUID(),
+      context_id: input.contextId ?? randomUUID(),
+      status: { state: 'submitted', timestamp: now },
+      message: input.message,
+      artifacts: [],
+      metadata: { kind: 'message', ...(input.metadata ?? {}) },
+      priority: input.priority ?? 3,
+      receipt: { state: 'queued', queued_at: now },
+      created_at: now,
+      updated_at: now,
+    };
+    this.store.insert(task);
+    this.emit('updated', task, null);
+    return task;
+  }
+
+  get(id: string): Task {
+    return this.store.find(id);
+  }
+
+  /** Moves a task to `state`; returns null when the move is not allowed (already finished). */
+  transition(id: string, state: TaskState, changes: { message?: string; receipt?: ReceiptState; artifact?: Artifact; metadata?: TaskMetadata } = {}): Task | null {
+    const task = this.store.get(id);
+    if (!task || !canTransition(task.status.state, state)) return null;
+    const previous = task.status.state;
+    const now = this.iso();
+    task.status = { state, timestamp: now, ...(changes.message ? { message: changes.message } : {}) };
+    if (changes.artifact) task.artifacts.push(changes.artifact);
+    if (changes.metadata) task.metadata = { ...task.metadata, ...changes.metadata };
+    if (changes.receipt) this.stampReceipt(task, changes.receipt, now);
+    task.updated_at = now;
+    this.store.save(task);
+    this.emit('updated', task, previous);
+    return task;
+  }
+
+  /** Records a receipt step without changing the task state (e.g. delivered). */
+  receipt(id: string, state: ReceiptState): Task | null {
+    const task = this.store.get(id);
+    if (!task) return null;
+    const now = this.iso();
+    this.stampReceipt(task, state, now);
+    task.updated_at = now;
+    this.store.save(task);
+    this.emit('updated', task, task.status.state);
+    return task;
+  }
+
+  private stampReceipt(task: Task, state: ReceiptState, now: string): void {
+    task.receipt.state = state;
+    const key = ({ delivered: 'delivered_at', delivery_unconfirmed: 'delivered_at', answered: 'answered_at', failed: 'failed_at', canceled: 'canceled_at' } as const)[
+      state as Exclude<ReceiptState, 'queued'>
+    ];
+    if (key && !task.receipt[key]) task.receipt[key] = now;
+  }
+
+  cancelable(id: string): Task {
+    const task = this.store.find(id);
+    if (TERMINAL_STATES.has(task.status.state)) {
+      throw new SynapseError('task_not_cancelable', `task ${task.id} is already ${task.status.state}`);
+    }
+    return task;
+  }
+
+  /** After a crash or restart, a task that was mid-turn cannot be finished honestly. */
+  failInterrupted(reason: string): number {
+    let n = 0;
+    for (const state of ['working', 'input-required'] as const) {
+      for (const t of this.store.inState(state)) {
+        if (this.transition(t.id, 'failed', { message: reason, receipt: 'failed' })) n++;
+      }
+    }
+    return n;
+  }
+}
+
+export function textArtifact(text: string, name = 'response'): Artifact {
+  return { artifact_id: randomUUID(), name, parts: [{ type: 'text', text }] };
+}

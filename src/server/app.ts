@@ -1,0 +1,63 @@
+import type http from 'node:http';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Env } from '../config/paths.js';
+import type { AgentApi } from './agent-api.js';
+import { installErrorHandler } from './errors.js';
+import { agentRoutes } from './routes/agent.js';
+import { taskRoutes } from './routes/tasks.js';
+import { teamStoreRoutes } from './routes/team-store.js';
+
+export interface AppOptions {
+  api: AgentApi;
+  displayName: string;
+  description: string;
+  workingDir: string;
+  agentId: string;
+  env: Env;
+  /** Bytes; bodies above it get 413. */
+  bodyLimit?: number;
+  /** When set, requests whose Host header is not in it get 403 (DNS-rebinding guard). */
+  allowedHosts?: (host: string) => boolean;
+  /** An already-listening server (the port claim); without it the app is for `inject`/`listen`. */
+  server?: http.Server;
+}
+
+export const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
+
+/** Loopback names only: a page on some other origin cannot reach the agent through DNS tricks. */
+export function loopbackHostCheck(host: string): boolean {
+  const name = host.replace(/:\d+$/, '').toLowerCase();
+  return name === '127.0.0.1' || name === 'localhost' || name === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(name);
+}
+
+/** The agent's HTTP app; built the same for `inject` in tests and for `listen`. */
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const server = opts.server;
+  const app = Fastify({
+    logger: false,
+    bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    forceCloseConnections: true,
+    ...(server
+      ? {
+          serverFactory: (handler: http.RequestListener) => {
+            server.on('request', handler);
+            return server;
+          },
+        }
+      : {}),
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  installErrorHandler(app);
+  if (opts.allowedHosts) {
+    const allowed = opts.allowedHosts;
+    app.addHook('onRequest', async (req, reply) => {
+      if (!allowed(req.headers.host ?? '')) {
+        return reply.status(403).send({ error: { code: 'forbidden_host', message: `Host "${req.headers.host ?? ''}" is not allowed` } });
+      }
+    });
+  }
+  await app.register(agentRoutes, { api: opts.api, displayName: opts.displayName, description: opts.description });
+  await app.register(taskRoutes, { api: opts.api });
+  await app.register(teamStoreRoutes, { workingDir: opts.workingDir, agentId: opts.agentId, env: opts.env });
+  return app;
+}

@@ -1,0 +1,37 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Message, TaskMetadata } from '../../a2a/task.js';
+import type { AgentApi } from '../agent-api.js';
+import { PriorityQuerySchema, SendBodySchema, TaskIdParamsSchema, TaskListQuerySchema } from '../schemas.js';
+
+const RETRY_AFTER_S = 5;
+
+/** Synapse's message routes: send (optionally with priority), get, list, cancel. */
+export const taskRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async (app, { api }) => {
+  const send = (priority: number, body: { message: Message; context_id?: string; metadata?: TaskMetadata }) => {
+    const metadata = body.metadata ?? {};
+    // Until start-up is done only urgent messages and answers get through; others retry.
+    const passes = priority >= 5 || typeof metadata.in_reply_to === 'string';
+    if (!passes && !api.readyForMessages()) return null;
+    return api.submit({ message: body.message, metadata, priority, ...(body.context_id ? { contextId: body.context_id } : {}) });
+  };
+
+  const notReady = { error: { code: 'agent_not_ready', message: 'the agent is still starting; retry after the Retry-After delay' } };
+
+  app.post('/tasks/send', { schema: { body: SendBodySchema } }, async (req, reply) => {
+    const task = send(3, req.body);
+    if (!task) return reply.status(503).header('Retry-After', String(RETRY_AFTER_S)).send(notReady);
+    return reply.status(202).send({ task });
+  });
+
+  app.post('/tasks/send-priority', { schema: { body: SendBodySchema, querystring: PriorityQuerySchema } }, async (req, reply) => {
+    const task = send(req.query.priority ?? 3, req.body);
+    if (!task) return reply.status(503).header('Retry-After', String(RETRY_AFTER_S)).send(notReady);
+    return reply.status(202).send({ task });
+  });
+
+  app.get('/tasks', { schema: { querystring: TaskListQuerySchema } }, async (req) => ({ tasks: api.listTasks(req.query) }));
+
+  app.get('/tasks/:id', { schema: { params: TaskIdParamsSchema } }, async (req) => ({ task: api.getTask(req.params.id) }));
+
+  app.post('/tasks/:id/cancel', { schema: { params: TaskIdParamsSchema } }, async (req) => ({ task: api.cancelTask(req.params.id) }));
+};

@@ -1,0 +1,56 @@
+import { Type } from 'typebox';
+
+/** JSON Schemas for the Synapse routes; Fastify compiles each once at start-up. */
+export const PartSchema = Type.Union([
+  Type.Object({ type: Type.Literal('text'), text: Type.String() }),
+  Type.Object({
+    type: Type.Literal('file'),
+    file: Type.Object({
+      name: Type.Optional(Type.String({ maxLength: 1024 })),
+      mimeType: Type.Optional(Type.String({ maxLength: 255 })),
+      bytes: Type.Optional(Type.String()),
+      uri: Type.Optional(Type.String({ maxLength: 4096 })),
+    }),
+  }),
+  Type.Object({ type: Type.Literal('data'), data: Type.Record(Type.String(), Type.Unknown()) }),
+]);
+
+export const MessageSchema = Type.Object({
+  role: Type.Union([Type.Literal('user'), Type.Literal('agent')]),
+  parts: Type.Array(PartSchema, { minItems: 1, maxItems: 64 }),
+});
+
+export const SenderSchema = Type.Object({
+  sender_id: Type.Optional(Type.String({ maxLength: 256 })),
+  sender_name: Type.Optional(Type.String({ maxLength: 256 })),
+  sender_type: Type.Optional(Type.String({ maxLength: 64 })),
+  sender_endpoint: Type.Optional(Type.String({ maxLength: 2048 })),
+});
+
+export const SendBodySchema = Type.Object({
+  message: MessageSchema,
+  context_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  metadata: Type.Optional(
+    Type.Object(
+      {
+        sender: Type.Optional(SenderSchema),
+        response_mode: Type.Optional(Type.Union([Type.Literal('wait'), Type.Literal('notify'), Type.Literal('silent')])),
+        in_reply_to: Type.Optional(Type.String({ maxLength: 256 })),
+      },
+      { additionalProperties: true },
+    ),
+  ),
+});
+
+export const PriorityQuerySchema = Type.Object({
+  priority: Type.Optional(Type.Integer({ minimum: 1, maximum: 5 })),
+});
+
+export const TaskIdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
+
+export const TaskListQuerySchema = Type.Object({
+  state: Type.Optional(
+    Type.Union(['submitted', 'working', 'input-required', 'completed', 'failed', 'canceled'].map((s) => Type.Literal(s))),
+  ),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+});

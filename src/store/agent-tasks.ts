@@ -1,0 +1,92 @@
+import type { Task, TaskState } from '../a2a/task.js';
+import { SynapseError } from '../errors.js';
+import { openDatabase, type Db } from './sqlite.js';
+
+const MIGRATIONS = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE tasks (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        state TEXT NOT NULL,
+        priority INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        body TEXT NOT NULL
+      );
+      CREATE INDEX tasks_queue ON tasks(state, priority DESC, seq);
+      CREATE INDEX tasks_updated ON tasks(updated_at);
+    `,
+  },
+];
+
+/**
+ * An agent's own tasks and inbox, in its SQLite file, so queued messages and finished tasks
+ * outlive a restart. The inbox is just the tasks still `submitted`, by priority then arrival.
+ */
+export class AgentTaskStore {
+  private readonly db: Db;
+  private readonly stmts;
+
+  constructor(readonly file: string) {
+    this.db = openDatabase(file, MIGRATIONS);
+    this.stmts = {
+      insert: this.db.prepare('INSERT INTO tasks (id, state, priority, created_at, updated_at, body) VALUES (?, ?, ?, ?, ?, ?)'),
+      update: this.db.prepare('UPDATE tasks SET state = ?, priority = ?, updated_at = ?, body = ? WHERE id = ?'),
+      get: this.db.prepare('SELECT body FROM tasks WHERE id = ?'),
+      prefix: this.db.prepare("SELECT body FROM tasks WHERE id LIKE ? || '%' ESCAPE '\\' LIMIT 11"),
+      queued: this.db.prepare("SELECT body FROM tasks WHERE state = 'submitted' ORDER BY priority DESC, seq ASC"),
+      list: this.db.prepare('SELECT body FROM tasks ORDER BY seq DESC LIMIT ?'),
+      listState: this.db.prepare('SELECT body FROM tasks WHERE state = ? ORDER BY seq DESC LIMIT ?'),
+      inState: this.db.prepare('SELECT body FROM tasks WHERE state = ?'),
+    };
+  }
+
+  insert(task: Task): void {
+    this.stmts.insert.run(task.id, task.status.state, task.priority, task.created_at, task.updated_at, JSON.stringify(task));
+  }
+
+  save(task: Task): void {
+    this.stmts.update.run(task.status.state, task.priority, task.updated_at, JSON.stringify(task), task.id);
+  }
+
+  get(id: string): Task | null {
+    const row = this.stmts.get.get(id) as { body: string } | undefined;
+    return row ? (JSON.parse(row.body) as Task) : null;
+  }
+
+  /** Full id or unique prefix (at least 4 characters). */
+  find(idOrPrefix: string): Task {
+    const exact = this.get(idOrPrefix);
+    if (exact) return exact;
+    if (idOrPrefix.length >= 4) {
+      const escaped = idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`);
+      const rows = this.stmts.prefix.all(escaped) as Array<{ body: string }>;
+      if (rows.length === 1) return JSON.parse(rows[0]!.body) as Task;
+      if (rows.length > 1) {
+        const ids = rows.map((r) => (JSON.parse(r.body) as Task).id);
+        throw new SynapseError('ambiguous_task', `task prefix "${idOrPrefix}" matches several tasks: ${ids.join(', ')}`, { candidates: ids });
+      }
+    }
+    throw new SynapseError('task_not_found', `no task "${idOrPrefix}" on this agent`);
+  }
+
+  queued(): Task[] {
+    return (this.stmts.queued.all() as Array<{ body: string }>).map((r) => JSON.parse(r.body) as Task);
+  }
+
+  inState(state: TaskState): Task[] {
+    return (this.stmts.inState.all(state) as Array<{ body: string }>).map((r) => JSON.parse(r.body) as Task);
+  }
+
+  list(options: { state?: TaskState; limit?: number } = {}): Task[] {
+    const limit = options.limit ?? 100;
+    const rows = options.state ? this.stmts.listState.all(options.state, limit) : this.stmts.list.all(limit);
+    return (rows as Array<{ body: string }>).map((r) => JSON.parse(r.body) as Task);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

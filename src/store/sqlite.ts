@@ -1,0 +1,49 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { SynapseError } from '../errors.js';
+
+export type Db = Database.Database;
+
+export interface Migration {
+  /** Schema version this migration brings the file to; versions start at 1 and increase by 1. */
+  version: number;
+  sql: string;
+}
+
+/**
+ * Opens a SQLite file the way every Synapse store does: WAL, a busy timeout so concurrent
+ * writers wait instead of failing, foreign keys on, and versioned migrations run once under
+ * an immediate transaction (whichever process opens the file first runs them).
+ */
+export function openDatabase(file: string, migrations: Migration[], options: { readonly?: boolean } = {}): Db {
+  let db: Db;
+  try {
+    if (!options.readonly) fs.mkdirSync(path.dirname(file), { recursive: true });
+    db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+    db.pragma('busy_timeout = 5000');
+    if (!options.readonly) db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('synchronous = NORMAL');
+    if (!options.readonly) migrate(db, migrations);
+  } catch (err) {
+    throw new SynapseError('database_error', `cannot open database ${file}: ${(err as Error).message}`, { file });
+  }
+  return db;
+}
+
+function migrate(db: Db, migrations: Migration[]): void {
+  const sorted = [...migrations].sort((a, b) => a.version - b.version);
+  const target = sorted.at(-1)?.version ?? 0;
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current >= target) return;
+  db.transaction(() => {
+    // Re-read inside the write lock: another process may have migrated meanwhile.
+    const now = db.pragma('user_version', { simple: true }) as number;
+    for (const m of sorted) {
+      if (m.version <= now) continue;
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    }
+  }).immediate();
+}
