@@ -26,7 +26,7 @@ export const echoProfile: Profile = {
     waiting: [{ patterns: [/\[y\/n\]\s*$/i], lastRows: 1 }],
     processing: [{ patterns: [/esc to interrupt/], lastRows: 2 }],
     ready: [{ patterns: [PROMPT], lastRows: 1 }],
-    quietReadyMs: 2000,
+    quietReadyMs: null,
   },
   inputText(view) {
     const last = trimTrailingBlank(view.lines).at(-1) ?? '';

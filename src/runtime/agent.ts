@@ -167,7 +167,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     }
     const t = tasks.create({ message: { role: 'user', parts: [{ type: 'text', text }] }, priority: 5, metadata: { kind: 'bootstrap', response_mode: 'silent' } });
     bootstrapTaskId = t.id;
-    delivery.enqueued(t);
+    delivery.enqueued(t, { interrupt: false });
   });
 
   // --- registry entry -------------------------------------------------------------------

@@ -65,9 +65,11 @@ export class DeliveryLoop extends EventEmitter {
     return this.inflight?.taskId ?? null;
   }
 
-  /** A new task was queued. */
-  enqueued(task: Task): void {
-    if (task.priority >= 5 && (this.inflight || this.deps.tracker.current?.status !== 'READY')) {
+  /** A new task was queued. Priority 5 interrupts a running turn unless told not to. */
+  enqueued(task: Task, opts: { interrupt?: boolean } = {}): void {
+    const screen = this.deps.tracker.current?.status;
+    const busy = this.inflight !== null || screen === 'PROCESSING' || screen === 'WAITING';
+    if (task.priority >= 5 && opts.interrupt !== false && busy) {
       this.interruptCurrent(`interrupted by priority ${task.priority} message ${task.id}`);
     }
     this.pump();

@@ -20,7 +20,7 @@ export async function launchBackground(opts: { profileArgs: string[]; env: Env; 
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const logFile = path.join(dir, `start-${stamp}-${process.pid}.log`);
   const fd = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [BIN, ...opts.profileArgs, '--headless'], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=1', BIN, ...opts.profileArgs, '--headless'], {
     cwd: opts.cwd,
     env: { ...opts.env, SYNAPSE_LOG_FILE: logFile } as NodeJS.ProcessEnv,
     detached: true,

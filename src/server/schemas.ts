@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 
 /** JSON Schemas for the Synapse routes; Fastify compiles each once at start-up. */
 export const PartSchema = Type.Union([
@@ -54,3 +54,5 @@ export const TaskListQuerySchema = Type.Object({
   ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
 });
+
+export type SendBody = Static<typeof SendBodySchema>;

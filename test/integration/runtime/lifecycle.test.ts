@@ -1,0 +1,221 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { cleanupAll, freePort, freeRange, getJson, postJson, runCli, startHeadless, tempHome, textMessage, waitFor, waitForTask } from '../../support/synapse.js';
+
+const REQUIRED_FIELDS = [
+  'agent_id', 'agent_type', 'name', 'role', 'port', 'pid', 'working_dir', 'endpoint', 'status',
+  'status_updated_at', 'current_task_preview', 'task_received_at', 'registered_at', 'heartbeat_at',
+];
+
+/**
+ * Announces a body of `bytes` and returns the status line's code without sending the body: the
+ * server must refuse on Content-Length alone (sending 9 MB just to be cut off races with RST).
+ */
+function statusForDeclaredLength(port: number, pathname: string, bytes: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(port, '127.0.0.1', () => {
+      sock.write(`POST ${pathname} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${bytes}\r\n\r\n`);
+    });
+    let data = '';
+    sock.on('data', (d) => {
+      data += d;
+      const m = /^HTTP\/1\.1 (\d{3})/.exec(data);
+      if (m) {
+        sock.destroy();
+        resolve(Number(m[1]));
+      }
+    });
+    sock.on('error', reject);
+  });
+}
+
+function readEntry(env: NodeJS.ProcessEnv, agentId: string): any | null {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(env.SYNAPSE_REGISTRY_DIR!, `${agentId}.json`), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+describe('agent lifecycle and registry', () => {
+  const t = tempHome();
+  afterEach(cleanupAll);
+  afterAll(() => t.cleanup());
+
+  it('writes a registry entry with every field and removes it on SIGTERM', async () => {
+    const a = await startHeadless('echo', { env: t.env, args: ['--name', 'alice', '--role', 'echoes things'] });
+    const entry = readEntry(t.env, a.agentId);
+    for (const f of REQUIRED_FIELDS) expect(entry, f).toHaveProperty(f);
+    expect(entry).toMatchObject({ agent_id: a.agentId, agent_type: 'echo', name: 'alice', role: 'echoes things', port: a.port, endpoint: a.endpoint, working_dir: process.cwd() });
+    await waitFor(() => readEntry(t.env, a.agentId)?.status === 'READY', 5000, 'READY in the registry');
+    await a.stop();
+    expect(readEntry(t.env, a.agentId)).toBeNull();
+  });
+
+  it('prunes the entry of an agent killed with SIGKILL on the next list', async () => {
+    const a = await startHeadless('echo', { env: t.env });
+    expect(readEntry(t.env, a.agentId)).not.toBeNull();
+    process.kill(-a.child.pid!, 'SIGKILL');
+    await new Promise((r) => a.child.once('close', r));
+    expect(readEntry(t.env, a.agentId)).not.toBeNull();
+    const list = await runCli(['list', '--json'], { env: t.env });
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual([]);
+    expect(readEntry(t.env, a.agentId)).toBeNull();
+  });
+
+  it('gives 5 agents started at the same instant 5 distinct ports of the range', async () => {
+    const range = await freeRange(10);
+    const env = { ...t.env, SYNAPSE_PORT_RANGE_ECHO: `${range.first}-${range.last}` };
+    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => runCli(['start', 'echo', '--name', `p${i}`, '--json'], { env })));
+    try {
+      for (const r of results) expect(r.code, r.stderr).toBe(0);
+      const ports = results.map((r) => JSON.parse(r.stdout).port as number);
+      expect(new Set(ports).size).toBe(5);
+      for (const p of ports) expect(p >= range.first && p <= range.last).toBe(true);
+      const list = JSON.parse((await runCli(['list', '--json'], { env })).stdout);
+      expect(list).toHaveLength(5);
+    } finally {
+      await Promise.all(results.filter((r) => r.code === 0).map((r) => runCli(['kill', JSON.parse(r.stdout).agent_id, '-f'], { env })));
+    }
+  });
+
+  it('names the range and the agents holding it when the range is full', async () => {
+    const port = await freePort();
+    const env = { ...t.env, SYNAPSE_PORT_RANGE_ECHO: `${port}-${port}` };
+    const a = await startHeadless('echo', { env, port, args: ['--name', 'holder'] });
+    const r = await runCli(['echo', '--headless'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${port}-${port}`);
+    expect(r.stderr).toContain(`${a.agentId} (holder)`);
+  });
+
+  it('answers 503 with Retry-After until the first READY and the start-up instruction are done; priority 5 passes', async () => {
+    const a = await startHeadless('echo', { env: { ...t.env, ECHO_STARTUP_MS: '2500' }, waitReady: false });
+    const early = await postJson(`${a.endpoint}/tasks/send`, textMessage('too early'));
+    expect(early.status).toBe(503);
+    expect(early.headers.get('retry-after')).toBe('5');
+    expect(early.body.error.code).toBe('agent_not_ready');
+    const urgent = await postJson(`${a.endpoint}/tasks/send-priority?priority=5`, textMessage('urgent'));
+    expect(urgent.status).toBe(202);
+    const reply = await postJson(`${a.endpoint}/tasks/send`, textMessage('an answer', { in_reply_to: 'abc' }));
+    expect(reply.status).toBe(202);
+    await waitFor(async () => (await getJson(`${a.endpoint}/status`)).body.ready_for_messages, 10_000, 'ready');
+    const later = await postJson(`${a.endpoint}/tasks/send`, textMessage('now'));
+    expect(later.status).toBe(202);
+    expect((await waitForTask(a.endpoint, urgent.body.task.id)).status.state).toBe('completed');
+  });
+
+  it('sends the start-up instruction with the agent id and card URL, and skips it when resuming', async () => {
+    const a = await startHeadless('echo', { env: t.env });
+    const tasks = (await getJson(`${a.endpoint}/tasks`)).body.tasks;
+    const boot = tasks.find((x: any) => x.metadata.kind === 'bootstrap');
+    expect(boot.status.state).toBe('completed');
+    const text = boot.message.parts[0].text;
+    expect(text).toContain(a.agentId);
+    expect(text).toContain(`curl -s http://127.0.0.1:${a.port}/.well-known/agent.json`);
+    const b = await startHeadless('echo', { env: t.env, args: ['--', '--resume'] });
+    const btasks = (await getJson(`${b.endpoint}/tasks`)).body.tasks;
+    expect(btasks.filter((x: any) => x.metadata.kind === 'bootstrap')).toHaveLength(0);
+  });
+
+  it('serves the agent card with the synapse extensions and the other agents', async () => {
+    const a = await startHeadless('echo', { env: t.env, args: ['--name', 'carda'] });
+    const b = await startHeadless('echo', { env: t.env, args: ['--name', 'cardb'] });
+    const card = (await getJson(`${a.endpoint}/.well-known/agent.json`)).body;
+    expect(card.name).toBe('carda');
+    expect(card.url).toBe(a.endpoint);
+    expect(card.extensions.synapse).toMatchObject({ agent_id: a.agentId, pty_wrapped: true, priority_interrupt: true });
+    const ctx = card.extensions['x-synapse-context'];
+    expect(ctx.identity).toContain(a.agentId);
+    expect(ctx.routing_rules.length).toBeGreaterThan(0);
+    expect(ctx.available_agents.map((x: any) => x.agent_id)).toEqual([b.agentId]);
+  });
+
+  it('rejects bad input with clear 4xx errors', async () => {
+    const a = await startHeadless('echo', { env: { ...t.env } });
+    const badJson = await fetch(`${a.endpoint}/tasks/send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":' });
+    expect(badJson.status).toBe(400);
+    expect(((await badJson.json()) as any).error.code).toBeTruthy();
+    const badSchema = await postJson(`${a.endpoint}/tasks/send`, { message: { role: 'robot', parts: [] } });
+    expect(badSchema.status).toBe(400);
+    expect(badSchema.body.error.code).toBe('invalid_input');
+    const badPriority = await postJson(`${a.endpoint}/tasks/send-priority?priority=9`, textMessage('x'));
+    expect(badPriority.status).toBe(400);
+    const missing = await getJson(`${a.endpoint}/tasks/00000000-0000-0000-0000-000000000000`);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('task_not_found');
+    expect(await statusForDeclaredLength(a.port, '/tasks/send', 9 * 1024 * 1024)).toBe(413);
+    const foreignHost = await new Promise<number>((resolve, reject) => {
+      http.get(`${a.endpoint}/status`, { headers: { host: 'evil.example:80' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).on('error', reject);
+    });
+    expect(foreignHost).toBe(403);
+  });
+
+  it('exits 2 listing the profiles for an unknown profile, and names a CLI that is not on PATH', async () => {
+    const unknown = await runCli(['nosuchcli'], { env: t.env });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown profile "nosuchcli".*claude.*echo/s);
+    const missing = await runCli(['claude', '--headless'], { env: { ...t.env, PATH: '/nonexistent' } });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('"claude" is not on PATH');
+  });
+
+  it('resolves targets by name, id, type-port and type, and lists candidates when ambiguous', async () => {
+    const a = await startHeadless('echo', { env: t.env, args: ['--name', 'one'] });
+    const byName = JSON.parse((await runCli(['status', 'one', '--json'], { env: t.env })).stdout);
+    expect(byName.agent_id).toBe(a.agentId);
+    expect(byName.live.status).toBe('READY');
+    const byTypePort = JSON.parse((await runCli(['status', `echo-${a.port}`, '--json'], { env: t.env })).stdout);
+    expect(byTypePort.agent_id).toBe(a.agentId);
+    const byType = JSON.parse((await runCli(['status', 'dummy', '--json'], { env: t.env })).stdout);
+    expect(byType.agent_id).toBe(a.agentId);
+    const b = await startHeadless('echo', { env: t.env, args: ['--name', 'two'] });
+    const amb = await runCli(['status', 'echo'], { env: t.env });
+    expect(amb.code).toBe(3);
+    expect(amb.stderr).toContain(a.agentId);
+    expect(amb.stderr).toContain(b.agentId);
+    const none = await runCli(['status', 'nobody'], { env: t.env });
+    expect(none.code).toBe(3);
+    expect(none.stderr).toContain('no agent matches "nobody"');
+    const list = await runCli(['list'], { env: t.env });
+    expect(list.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+TYPE\s+ROLE\s+STATUS\s+CURRENT\s+PORT\s+WORKING_DIR$/);
+    const stop = await runCli(['stop', 'two'], { env: t.env });
+    expect(stop.code).toBe(0);
+    await new Promise((r) => (b.child.exitCode !== null ? r(null) : b.child.once('close', r)));
+    expect(readEntry(t.env, b.agentId)).toBeNull();
+  });
+
+  it('start runs the agent in the background with a log; logs and kill work on it', async () => {
+    const port = await freePort();
+    const started = await runCli(['start', 'echo', '--name', 'bg', '--port', String(port), '--json'], { env: t.env });
+    expect(started.code, started.stderr).toBe(0);
+    const entry = JSON.parse(started.stdout);
+    try {
+      expect(entry.log_file).toMatch(/\.synapse\/logs\//);
+      await waitFor(async () => (await getJson(`${entry.endpoint}/status`)).body.ready_for_messages, 10_000, 'ready');
+      const logs = await runCli(['logs', 'bg'], { env: t.env });
+      expect(logs.stdout).toContain(`${entry.agent_id} listening on ${entry.endpoint}`);
+      const screen = await runCli(['logs', 'bg', '--screen'], { env: t.env });
+      expect(screen.stdout).toContain('echo> ');
+    } finally {
+      const killed = await runCli(['kill', 'bg'], { env: t.env });
+      expect(killed.code).toBe(0);
+    }
+    await waitFor(() => {
+      try {
+        process.kill(entry.pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 5000, 'background agent to exit');
+    expect(readEntry(t.env, entry.agent_id)).toBeNull();
+  });
+});

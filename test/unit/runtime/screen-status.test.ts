@@ -1,0 +1,88 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { echoProfile } from '../../../src/profiles/echo.js';
+import type { Profile } from '../../../src/profiles/types.js';
+import { systemClock } from '../../../src/runtime/clock.js';
+import { ScreenStatusTracker, SETTLE_MS, type ScreenReading } from '../../../src/runtime/screen-status.js';
+
+describe('ScreenStatusTracker', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  function setup(profile: Profile) {
+    let lines: string[] = [];
+    let seq = 0;
+    const tracker = new ScreenStatusTracker(profile, () => ({ lines, seq }), systemClock);
+    const changes: ScreenReading[] = [];
+    tracker.on('change', (r) => changes.push(r));
+    const show = (next: string[]) => {
+      lines = next;
+      seq++;
+      tracker.onOutput();
+    };
+    return { tracker, changes, show };
+  }
+
+  it('reads the screen only after output has settled for the debounce time', () => {
+    const { changes, show } = setup(echoProfile);
+    show(['Echo agent', 'echo> ']);
+    vi.advanceTimersByTime(SETTLE_MS - 5);
+    expect(changes).toHaveLength(0);
+    show(['Echo agent', 'echo> ']);
+    vi.advanceTimersByTime(SETTLE_MS - 5);
+    expect(changes).toHaveLength(0);
+    vi.advanceTimersByTime(10);
+    expect(changes.map((c) => c.status)).toEqual(['READY']);
+  });
+
+  it('skips half-drawn frames: a spinner shown and replaced within the debounce never counts', () => {
+    const { changes, show } = setup(echoProfile);
+    show(['echo> ']);
+    vi.advanceTimersByTime(SETTLE_MS + 1);
+    show(['echo> hi', '⠋ Thinking… (esc to interrupt)']);
+    vi.advanceTimersByTime(5);
+    show(['echo> hi', 'ECHO: hi', 'echo> ']);
+    vi.advanceTimersByTime(SETTLE_MS + 1);
+    expect(changes.map((c) => c.status)).toEqual(['READY']);
+  });
+
+  it('follows READY -> PROCESSING -> READY on the rendered screen', () => {
+    const { changes, show } = setup(echoProfile);
+    show(['echo> ']);
+    vi.advanceTimersByTime(SETTLE_MS + 1);
+    show(['echo> hi', '⠋ Thinking… (esc to interrupt)']);
+    vi.advanceTimersByTime(SETTLE_MS + 1);
+    show(['echo> hi', 'ECHO: hi', 'echo> ']);
+    vi.advanceTimersByTime(SETTLE_MS + 1);
+    expect(changes.map((c) => c.status)).toEqual(['READY', 'PROCESSING', 'READY']);
+  });
+
+  it('checks WAITING before PROCESSING', () => {
+    const { changes, show } = setup(echoProfile);
+    show(['Overwrite the file? [y/n] ', '(esc to interrupt)']);
+    vi.advanceTimersByTime(SETTLE_MS + 1);
+    show(['(esc to interrupt)', 'Overwrite the file? [y/n] ']);
+    vi.advanceTimersByTime(SETTLE_MS + 1);
+    expect(changes.map((c) => c.status)).toEqual(['PROCESSING', 'WAITING']);
+  });
+
+  it('falls back on quiet time when the profile allows it and no rule matches', () => {
+    const quiet: Profile = { ...echoProfile, status: { ...echoProfile.status, quietReadyMs: 1000 } };
+    const { changes, show } = setup(quiet);
+    show(['some unknown screen']);
+    vi.advanceTimersByTime(SETTLE_MS + 1);
+    expect(changes).toHaveLength(0);
+    vi.advanceTimersByTime(500);
+    show(['still unknown, new output']);
+    vi.advanceTimersByTime(700);
+    expect(changes).toHaveLength(0);
+    vi.advanceTimersByTime(400);
+    expect(changes.map((c) => c.status)).toEqual(['READY']);
+  });
+
+  it('never assumes READY without a matching rule when the profile says so', () => {
+    const { changes, show } = setup(echoProfile);
+    show(['Echo agent — starting']);
+    vi.advanceTimersByTime(60_000);
+    expect(changes).toHaveLength(0);
+  });
+});
