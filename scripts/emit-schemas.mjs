@@ -6,15 +6,18 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
-const sources = ['server/schemas.js'];
-const out = {};
-for (const rel of sources) {
+// Each module's exports named *Schema become <module>.generated.json beside it.
+const modules = ['server/schemas.js', 'server/team-store-schemas.js', 'server/webhook-schemas.js'];
+let count = 0;
+for (const rel of modules) {
   const file = path.join(dist, rel);
   if (!fs.existsSync(file)) continue;
   const mod = await import(pathToFileURL(file).href);
+  const out = {};
   for (const [name, schema] of Object.entries(mod)) {
     if (name.endsWith('Schema')) out[name] = JSON.parse(JSON.stringify(schema));
   }
+  count += Object.keys(out).length;
+  fs.writeFileSync(file.replace(/\.js$/, '.generated.json'), `${JSON.stringify(out)}\n`);
 }
-fs.writeFileSync(path.join(dist, 'server', 'schemas.generated.json'), `${JSON.stringify(out)}\n`);
-console.log(`emitted ${Object.keys(out).length} JSON schemas`);
+console.log(`emitted ${count} JSON schemas`);

@@ -44,8 +44,8 @@ export interface TaskMetadata {
   sender?: SenderInfo;
   response_mode?: ResponseMode;
   in_reply_to?: string;
-  /** 'bootstrap' for the agent's own start-up instruction. */
-  kind?: 'message' | 'bootstrap';
+  /** 'bootstrap': the agent's own start-up instruction; 'answer': an answer kept on record. */
+  kind?: 'message' | 'bootstrap' | 'answer';
   [key: string]: unknown;
 }
 

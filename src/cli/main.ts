@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { SynapseError } from '../errors.js';
 import { exitCodeFor, ExitRequest } from './exit.js';
 import { registerAgentCommands } from './commands/agents.js';
+import { registerMessagingCommands } from './commands/messaging.js';
 import { registerStoreCommands } from './commands/team-store.js';
 import { VERSION } from '../version.js';
 
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
     .addHelpText('after', EXIT_HELP)
     .exitOverride();
   registerAgentCommands(program);
+  registerMessagingCommands(program);
   registerStoreCommands(program);
   return program;
 }

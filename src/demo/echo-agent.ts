@@ -1,3 +1,5 @@
+import http from 'node:http';
+
 /**
  * The built-in echo agent: a tiny program that behaves like an agent CLI, so Synapse can be
  * shown and tested without API keys. It draws an idle prompt, shows a spinner line with
@@ -5,7 +7,8 @@
  *
  * Options (flags or env): --think MS (ECHO_THINK_MS, default 300), --startup MS
  * (ECHO_STARTUP_MS, delay before the first prompt), --swallow (ECHO_SWALLOW=1: accept input
- * but never show or answer it). Directives inside a message: [[wait: SECONDS]] thinks that
+ * but never show or answer it), --no-reply (ECHO_AUTO_REPLY=0: never answer [REPLY EXPECTED]
+ * messages through the reply route, like an agent that forgets to reply). Directives inside a message: [[wait: SECONDS]] thinks that
  * long; [[exit: CODE]] exits mid-turn.
  */
 const PROMPT = 'echo> ';
@@ -18,6 +21,18 @@ interface Options {
   thinkMs: number;
   startupMs: number;
   swallow: boolean;
+  /** Answer [REPLY EXPECTED] messages through the agent's reply route, as a good agent would. */
+  autoReply: boolean;
+}
+
+/** What `synapse reply` does, without starting a process: POST the answer to our own agent. */
+function autoReply(text: string): void {
+  const port = Number(process.env.SYNAPSE_PORT);
+  if (!Number.isInteger(port) || port <= 0) return;
+  const body = JSON.stringify({ text });
+  const req = http.request({ host: '127.0.0.1', port, path: '/reply', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => res.resume());
+  req.on('error', () => undefined);
+  req.end(body);
 }
 
 function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
@@ -25,12 +40,14 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
     thinkMs: Number(env.ECHO_THINK_MS ?? 300),
     startupMs: Number(env.ECHO_STARTUP_MS ?? 0),
     swallow: env.ECHO_SWALLOW === '1',
+    autoReply: env.ECHO_AUTO_REPLY !== '0',
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--think') opts.thinkMs = Number(argv[++i]);
     else if (a === '--startup') opts.startupMs = Number(argv[++i]);
     else if (a === '--swallow') opts.swallow = true;
+    else if (a === '--no-reply') opts.autoReply = false;
   }
   if (!Number.isFinite(opts.thinkMs) || opts.thinkMs < 0) opts.thinkMs = 300;
   if (!Number.isFinite(opts.startupMs) || opts.startupMs < 0) opts.startupMs = 0;
@@ -138,9 +155,16 @@ class EchoAgent {
     const exit = /\[\[exit:\s*(\d+)\]\]/.exec(text);
     const wait = /\[\[wait:\s*([\d.]+)\]\]/.exec(text);
     const thinkMs = wait ? Number(wait[1]) * 1000 : this.opts.thinkMs;
+    // The answer streams in line by line while the spinner runs, like a model's tokens.
+    const lines = `ECHO: ${text}`.split('\n');
+    let shown = 0;
     let frame = 0;
+    const started = Date.now();
     const drawSpinner = () => {
-      this.write(`\r\x1b[2K${SPINNER[frame++ % SPINNER.length]} Thinking… (esc to interrupt)`);
+      const due = thinkMs > 0 ? Math.floor(((Date.now() - started) / thinkMs) * lines.length) : 0;
+      let out = '';
+      while (shown < Math.min(due, lines.length - 1)) out += `\r\x1b[2K${lines[shown++]}\r\n`;
+      this.write(`${out}\r\x1b[2K${SPINNER[frame++ % SPINNER.length]} Thinking… (esc to interrupt)`);
     };
     if (thinkMs > 0) drawSpinner();
     const spin = setInterval(drawSpinner, 80);
@@ -151,8 +175,9 @@ class EchoAgent {
         this.write('\r\x1b[2Kexiting as asked\r\n');
         process.exit(Number(exit[1]));
       }
-      this.write(`\r\x1b[2KECHO: ${text.replace(/\n/g, '\r\n')}\r\n`);
+      this.write(`\r\x1b[2K${lines.slice(shown).join('\r\n')}\r\n`);
       this.drawPrompt();
+      if (this.opts.autoReply && text.includes('[REPLY EXPECTED]')) autoReply(`ECHO: ${text}`);
     }, thinkMs);
     this.thinking = { timer, spin };
   }

@@ -23,7 +23,7 @@ export const claudeProfile: Profile = {
   ports: PORT_RANGES.claude,
   resumeFlags: ['--resume', '--continue', '-r', '-c'],
   // A CR in the same write as the paste is taken as part of it; 50 ms apart always submits.
-  submit: { bracketedPaste: true, key: '\r', delayMs: 50 },
+  submit: { bracketedPaste: true, key: '\r', delayMs: 50, confirmMs: 3000 },
   interrupt: { kind: 'key', key: '\x1b' },
   status: {
     waiting: [

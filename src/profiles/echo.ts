@@ -20,7 +20,7 @@ export const echoProfile: Profile = {
   env: {},
   ports: PORT_RANGES.echo,
   resumeFlags: ['--resume'],
-  submit: { bracketedPaste: true, key: '\r', delayMs: 5 },
+  submit: { bracketedPaste: true, key: '\r', delayMs: 5, confirmMs: 1500 },
   interrupt: { kind: 'key', key: '\x1b' },
   status: {
     waiting: [{ patterns: [/\[y\/n\]\s*$/i], lastRows: 1 }],

@@ -28,6 +28,12 @@ export interface SubmitSpec {
   key: string;
   /** Wait between the text and the submit key (the CLI needs time to take the paste). */
   delayMs: number;
+  /**
+   * How long after the submit key the message must show on screen (or the CLI start working)
+   * before the submit key is sent once more; after a second window the receipt says
+   * `delivery_unconfirmed`.
+   */
+  confirmMs: number;
 }
 
 export type InterruptSpec = { kind: 'key'; key: string } | { kind: 'signal'; signal: NodeJS.Signals };

@@ -4,11 +4,12 @@ import type { FastifyInstance } from 'fastify';
 import type { Task } from '../a2a/task.js';
 import { messageText } from '../a2a/task.js';
 import { renderStartupInstruction } from '../config/instructions.js';
-import { agentStateDir, logsDir, messageFileDir, registryDir, type Env } from '../config/paths.js';
+import { agentStateDir, logsDir, messageFileDir, registryDir, replyDir, type Env } from '../config/paths.js';
 import type { AgentStatus, Profile } from '../profiles/types.js';
 import type { RegistryEntry } from '../registry/entry.js';
 import { HEARTBEAT_MS } from '../registry/liveness.js';
 import { FileRegistry } from '../registry/registry.js';
+import { ReplyStack } from '../registry/reply-stack.js';
 import type { AgentApi } from '../server/agent-api.js';
 import { buildApp, loopbackHostCheck } from '../server/app.js';
 import { AgentTaskStore } from '../store/agent-tasks.js';
@@ -22,6 +23,8 @@ import { attachUserTerminal } from './passthrough.js';
 import { claimPort } from './port-claim.js';
 import { Screen } from './screen.js';
 import { ScreenStatusTracker } from './screen-status.js';
+import { DEFAULT_REPLY_GRACE_MS, ReplyCoordinator } from './replies.js';
+import { TaskEvents } from './task-events.js';
 import { TaskManager } from './tasks.js';
 import { spawnTerminal, type AgentTerminal } from './terminal.js';
 
@@ -138,6 +141,28 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     profile,
     clock,
     framing: { longMessageThreshold: Number.isFinite(threshold) && threshold > 0 ? threshold : DEFAULT_LONG_MESSAGE_THRESHOLD, messageDir: msgDir },
+    turnDone: (taskId, output) => replies.turnDone(taskId, output),
+  });
+  const graceMs = Number(env.SYNAPSE_REPLY_GRACE ?? '') * 1000;
+  const replies = new ReplyCoordinator({
+    tasks,
+    stack: new ReplyStack(replyDir(env), agentId),
+    clock,
+    graceMs: Number.isFinite(graceMs) && graceMs >= 0 && env.SYNAPSE_REPLY_GRACE ? graceMs : DEFAULT_REPLY_GRACE_MS,
+    self: () => entry(),
+    log: (m) => log(m),
+  });
+  const events = new TaskEvents();
+  delivery.on('submitted', (t: Task) => replies.delivered(t));
+  // Live output of the task in flight, at most 10 events a second.
+  let outputTimer: NodeJS.Timeout | undefined;
+  screen.onChange(() => {
+    if (outputTimer || !delivery.busy) return;
+    outputTimer = setTimeout(() => {
+      outputTimer = undefined;
+      const out = delivery.outputSoFar();
+      if (out) events.output(out.taskId, out.text);
+    }, 100);
   });
   const status = new AgentStatusModel(clock);
 
@@ -205,11 +230,13 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
 
   status.on('change', (next: AgentStatus, prev: AgentStatus) => {
     log(`status ${prev} -> ${next}`);
+    events.publish('status', { agent_id: agentId, status: next, previous: prev, at: new Date(clock.now()).toISOString() });
     writeEntry();
   });
 
   tasks.on('updated', (task: Task, previous: string | null) => {
     if (previous !== task.status.state) log(`task ${task.id} ${previous ?? 'new'} -> ${task.status.state}`);
+    events.taskUpdated(task, previous);
     if (task.status.state === 'working' && task.metadata.kind !== 'bootstrap') {
       currentPreview = preview(messageText(task.message));
       taskReceivedAt = task.updated_at;
@@ -237,10 +264,23 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     readyForMessages: () => gateOpen && !shuttingDown,
     peers: () => registry.listLive(),
     submit: (input) => {
+      const meta = input.metadata ?? {};
+      // An answer to something we asked with --wait: the asking CLI already printed it; keep it
+      // on record without typing it into the terminal.
+      if (typeof meta.in_reply_to === 'string' && meta.answer_mode === 'wait') {
+        const t = tasks.create({ ...input, metadata: { ...meta, kind: 'answer' } });
+        tasks.transition(t.id, 'working', { receipt: 'delivered' });
+        return tasks.transition(t.id, 'completed', { receipt: 'answered', metadata: { delivered_to_terminal: false } }) ?? tasks.get(t.id);
+      }
       const t = tasks.create(input);
       delivery.enqueued(t);
       return tasks.get(t.id);
     },
+    replyStack: () => replies.stackEntries(),
+    popReply: (select) => replies.pop(select),
+    peekReply: (select) => replies.peek(select),
+    reply: (input) => replies.reply(input),
+    events,
     getTask: (id) => tasks.get(id),
     listTasks: (o) => store.list(o),
     cancelTask: (id) => {
@@ -305,7 +345,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       clearInterval(heartbeat);
       status.setExited();
       if (cliExitCode === null) {
-        delivery.cliExited(-1);
+        delivery.stopped(reason);
         terminal.kill('SIGHUP');
         const killTimer = setTimeout(() => terminal.signalGroup('SIGKILL'), 2000);
         await Promise.race([cliExit, new Promise((r) => setTimeout(r, 2500))]);
@@ -313,6 +353,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       }
       tracker.stop();
       status.stop();
+      replies.stop();
+      clearTimeout(outputTimer);
       registry.remove(agentId);
       restoreTerminal();
       await app.close().catch(() => undefined);

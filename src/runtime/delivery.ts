@@ -1,28 +1,35 @@
 import { EventEmitter } from 'node:events';
 import { TERMINAL_STATES, type Task } from '../a2a/task.js';
 import { viewOf } from '../profiles/screen-rules.js';
+import { squash } from '../profiles/text.js';
 import type { Profile } from '../profiles/types.js';
 import type { Clock } from './clock.js';
 import { frameMessage, type FramingOptions } from './framing.js';
 import type { Injector } from './injector.js';
 import type { Screen } from './screen.js';
 import type { ScreenReading, ScreenStatusTracker } from './screen-status.js';
-import { textArtifact, type TaskManager } from './tasks.js';
+import type { TaskManager } from './tasks.js';
 
 interface InFlight {
   taskId: string;
   framed: string;
+  /** What must appear on screen to prove the CLI took the message (squashed text). */
+  signature: string;
   beforeLines: string[];
   /** Screen change counter right after the submit key was written; -1 while still injecting. */
   seqAtSubmit: number;
   viewportAtSubmit: string;
   sawBusy: boolean;
+  confirmed: boolean;
+  resubmitted: boolean;
   confirmTimer: NodeJS.Timeout | undefined;
+  echoTimer: NodeJS.Timeout | undefined;
   interruptAfterSubmit?: boolean;
 }
 
 /** Between a submit key and an interrupt key, so the CLI reads them as two key presses. */
 const SUBMIT_TO_INTERRUPT_MS = 50;
+const SIGNATURE_CHARS = 48;
 
 /** Lines that appeared since `before`: everything from the first row that differs. */
 export function linesSince(before: string[], after: string[]): string[] {
@@ -31,10 +38,23 @@ export function linesSince(before: string[], after: string[]): string[] {
   return after.slice(i);
 }
 
+export interface DeliveryDeps {
+  tasks: TaskManager;
+  screen: Screen;
+  tracker: ScreenStatusTracker;
+  injector: Injector;
+  profile: Profile;
+  clock: Clock;
+  framing: FramingOptions;
+  /** The CLI is idle again after a task's turn: the caller completes the task (now or later). */
+  turnDone: (taskId: string, output: string) => void;
+}
+
 /**
- * The inbox pump. Delivers one queued task at a time, only on a fresh READY reading, and
- * holds it in flight until the CLI is idle again with an empty input box; then completes it
- * with the cleaned output delta. Priority 5 interrupts whatever runs and goes first.
+ * The inbox pump. Delivers one queued task at a time, only on a fresh READY reading; proves the
+ * delivery on screen (echo check, one resubmit); holds the task in flight until the CLI is idle
+ * again with an empty input box; then hands over the cleaned output delta. Priority 5
+ * interrupts whatever runs and goes first.
  */
 export class DeliveryLoop extends EventEmitter {
   private inflight: InFlight | null = null;
@@ -42,19 +62,10 @@ export class DeliveryLoop extends EventEmitter {
   private holdUntilSeq = -1;
   private exited = false;
 
-  constructor(
-    private readonly deps: {
-      tasks: TaskManager;
-      screen: Screen;
-      tracker: ScreenStatusTracker;
-      injector: Injector;
-      profile: Profile;
-      clock: Clock;
-      framing: FramingOptions;
-    },
-  ) {
+  constructor(private readonly deps: DeliveryDeps) {
     super();
     deps.tracker.on('reading', (r: ScreenReading) => this.onReading(r));
+    deps.screen.onChange(() => this.checkEcho());
   }
 
   get busy(): boolean {
@@ -63,6 +74,13 @@ export class DeliveryLoop extends EventEmitter {
 
   get currentTaskId(): string | null {
     return this.inflight?.taskId ?? null;
+  }
+
+  /** The cleaned output of the task in flight so far (for live `output` events). */
+  outputSoFar(): { taskId: string; text: string } | null {
+    const f = this.inflight;
+    if (!f || f.seqAtSubmit < 0) return null;
+    return { taskId: f.taskId, text: this.deps.profile.cleanOutput(linesSince(f.beforeLines, this.deps.screen.allLines()), f.framed) };
   }
 
   /** A new task was queued. Priority 5 interrupts a running turn unless told not to. */
@@ -81,7 +99,7 @@ export class DeliveryLoop extends EventEmitter {
       this.interruptCurrent('canceled');
       return this.deps.tasks.get(task.id);
     }
-    return this.deps.tasks.transition(task.id, 'canceled', { message: 'canceled before delivery', receipt: 'canceled' });
+    return this.deps.tasks.transition(task.id, 'canceled', { message: task.status.state === 'submitted' ? 'canceled before delivery' : 'canceled', receipt: 'canceled' });
   }
 
   /** The CLI exited: the task in flight cannot finish; queued ones stay for the next start. */
@@ -91,6 +109,16 @@ export class DeliveryLoop extends EventEmitter {
       const id = this.inflight.taskId;
       this.clearInflight();
       this.deps.tasks.transition(id, 'failed', { message: `the CLI exited (code ${code}) during the task`, receipt: 'failed' });
+    }
+  }
+
+  /** The agent is shutting down: the task in flight cannot finish; queued ones stay. */
+  stopped(reason: string): void {
+    this.exited = true;
+    if (this.inflight) {
+      const id = this.inflight.taskId;
+      this.clearInflight();
+      this.deps.tasks.transition(id, 'failed', { message: `the agent was stopped during the task (${reason})`, receipt: 'failed' });
     }
   }
 
@@ -116,7 +144,10 @@ export class DeliveryLoop extends EventEmitter {
   }
 
   private clearInflight(): void {
-    if (this.inflight) this.deps.clock.clearTimeout(this.inflight.confirmTimer);
+    if (this.inflight) {
+      this.deps.clock.clearTimeout(this.inflight.confirmTimer);
+      this.deps.clock.clearTimeout(this.inflight.echoTimer);
+    }
     this.inflight = null;
   }
 
@@ -126,6 +157,7 @@ export class DeliveryLoop extends EventEmitter {
       if (f.seqAtSubmit < 0 || r.seq <= f.seqAtSubmit) return;
       if (r.status !== 'READY') {
         f.sawBusy = true;
+        this.confirm(f, 'busy');
         this.deps.clock.clearTimeout(f.confirmTimer);
         f.confirmTimer = undefined;
         return;
@@ -136,14 +168,50 @@ export class DeliveryLoop extends EventEmitter {
     if (r.status === 'READY') this.pump();
   }
 
+  /** Echo check: the framed text (its first characters) shows on screen after the submit. */
+  private checkEcho(): void {
+    const f = this.inflight;
+    if (!f || f.confirmed || f.seqAtSubmit < 0) return;
+    const delta = squash(linesSince(f.beforeLines, this.deps.screen.allLines()).join(''));
+    if (delta.includes(f.signature)) this.confirm(f, 'echo');
+  }
+
+  private confirm(f: InFlight, evidence: 'echo' | 'busy'): void {
+    if (f.confirmed) return;
+    f.confirmed = true;
+    this.deps.clock.clearTimeout(f.echoTimer);
+    this.deps.tasks.receipt(f.taskId, 'delivered', { delivery_evidence: evidence, ...(f.resubmitted ? { resubmitted: true } : {}) });
+  }
+
+  private startEchoWindow(f: InFlight): void {
+    f.echoTimer = this.deps.clock.setTimeout(() => {
+      if (this.inflight !== f || f.confirmed) return;
+      this.checkEcho();
+      if (f.confirmed) return;
+      if (!f.resubmitted) {
+        // The submit key may have been swallowed (sent before the CLI was listening): once more.
+        f.resubmitted = true;
+        this.deps.injector.keys(this.deps.profile.submit.key);
+        this.startEchoWindow(f);
+        return;
+      }
+      this.clearInflight();
+      this.deps.tasks.transition(f.taskId, 'failed', {
+        message: 'delivery unconfirmed: the message never showed on the CLI screen, even after the submit key was sent again',
+        receipt: 'delivery_unconfirmed',
+      });
+      // Nothing changed on screen, so the last READY reading still holds: go on with the inbox.
+      this.pump();
+    }, this.deps.profile.submit.confirmMs);
+  }
+
   private maybeFinish(f: InFlight): void {
-    const lines = this.deps.screen.viewport();
-    const view = viewOf(lines);
+    const view = viewOf(this.deps.screen.viewport());
     // The message must have left the input box, and the screen must show the turn happened.
     if ((this.deps.profile.inputText(view) ?? '') !== '') return;
     if (!f.sawBusy && view.text === f.viewportAtSubmit) return;
-    const confirm = f.sawBusy ? 0 : this.deps.profile.idleConfirmMs;
-    if (confirm === 0) {
+    const confirmMs = f.sawBusy ? 0 : this.deps.profile.idleConfirmMs;
+    if (confirmMs === 0) {
       this.finish(f);
       return;
     }
@@ -153,15 +221,16 @@ export class DeliveryLoop extends EventEmitter {
       f.confirmTimer = undefined;
       if (this.inflight !== f) return;
       if (this.deps.screen.seq === seq && this.deps.tracker.current?.status === 'READY') this.finish(f);
-    }, confirm);
+    }, confirmMs);
   }
 
   private finish(f: InFlight): void {
+    this.checkEcho();
+    if (!f.confirmed) this.confirm(f, 'busy');
     const delta = linesSince(f.beforeLines, this.deps.screen.allLines());
     const text = this.deps.profile.cleanOutput(delta, f.framed);
     this.clearInflight();
-    const done = this.deps.tasks.transition(f.taskId, 'completed', { artifact: textArtifact(text), receipt: 'answered', metadata: { reply_source: 'output' } });
-    if (done) this.emit('completed', done);
+    this.deps.turnDone(f.taskId, text);
     this.pump();
   }
 
@@ -180,14 +249,18 @@ export class DeliveryLoop extends EventEmitter {
     const f: InFlight = {
       taskId: task.id,
       framed: text,
+      signature: squash(text).slice(0, SIGNATURE_CHARS),
       beforeLines: this.deps.screen.allLines(),
       seqAtSubmit: -1,
       viewportAtSubmit: '',
       sawBusy: false,
+      confirmed: false,
+      resubmitted: false,
       confirmTimer: undefined,
+      echoTimer: undefined,
     };
     this.inflight = f;
-    const started = this.deps.tasks.transition(task.id, 'working', { receipt: 'delivered' });
+    const started = this.deps.tasks.transition(task.id, 'working');
     if (!started || TERMINAL_STATES.has(started.status.state)) {
       this.clearInflight();
       return;
@@ -204,6 +277,8 @@ export class DeliveryLoop extends EventEmitter {
       if (this.inflight !== f) return;
       f.seqAtSubmit = this.deps.screen.seq;
       f.viewportAtSubmit = this.deps.screen.viewport().join('\n');
+      this.checkEcho();
+      if (!f.confirmed) this.startEchoWindow(f);
       this.emit('submitted', started);
     });
   }

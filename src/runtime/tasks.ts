@@ -6,6 +6,8 @@ import type { AgentTaskStore } from '../store/agent-tasks.js';
 import type { Clock } from './clock.js';
 
 export interface NewTask {
+  /** Client-chosen id; must be unused. */
+  id?: string;
   message: Message;
   contextId?: string;
   metadata?: TaskMetadata;
@@ -31,8 +33,9 @@ export class TaskManager extends EventEmitter {
 
   create(input: NewTask): Task {
     const now = this.iso();
+    if (input.id && this.store.get(input.id)) throw new SynapseError('conflict', `a task with id ${input.id} already exists`);
     const task: Task = {
-      id: randomUUID(),
+      id: input.id ?? randomUUID(),
       context_id: input.contextId ?? randomUUID(),
       status: { state: 'submitted', timestamp: now },
       message: input.message,
@@ -69,11 +72,12 @@ export class TaskManager extends EventEmitter {
   }
 
   /** Records a receipt step without changing the task state (e.g. delivered). */
-  receipt(id: string, state: ReceiptState): Task | null {
+  receipt(id: string, state: ReceiptState, metadata?: TaskMetadata): Task | null {
     const task = this.store.get(id);
     if (!task) return null;
     const now = this.iso();
     this.stampReceipt(task, state, now);
+    if (metadata) task.metadata = { ...task.metadata, ...metadata };
     task.updated_at = now;
     this.store.save(task);
     this.emit('updated', task, task.status.state);

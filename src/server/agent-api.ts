@@ -1,7 +1,15 @@
 import type { Task, TaskState } from '../a2a/task.js';
 import type { AgentStatus } from '../profiles/types.js';
 import type { RegistryEntry } from '../registry/entry.js';
+import type { ReplyEntry } from '../registry/reply-stack.js';
+import type { ForwardResult } from '../runtime/replies.js';
+import type { TaskEvents } from '../runtime/task-events.js';
 import type { NewTask } from '../runtime/tasks.js';
+
+export interface ReplySelect {
+  senderId?: string;
+  taskId?: string;
+}
 
 /** What the HTTP layer may ask of a running agent; the runtime implements it. */
 export interface AgentApi {
@@ -16,4 +24,10 @@ export interface AgentApi {
   cancelTask(id: string): Task;
   screen(): { lines: string[]; cols: number; rows: number };
   shutdown(reason: string): void;
+  replyStack(): ReplyEntry[];
+  peekReply(select: ReplySelect): ReplyEntry | null;
+  popReply(select: ReplySelect): ReplyEntry | null;
+  /** Completes the waiting task with the reply and posts it to an agent sender. */
+  reply(input: { text: string } & ReplySelect): Promise<{ task: Task; entry: ReplyEntry | null; forward: ForwardResult }>;
+  events: TaskEvents;
 }

@@ -5,6 +5,8 @@ import type { Env } from '../config/paths.js';
 import type { AgentApi } from './agent-api.js';
 import { installErrorHandler } from './errors.js';
 import { agentRoutes } from './routes/agent.js';
+import { replyRoutes } from './routes/replies.js';
+import { streamRoutes } from './routes/streams.js';
 import { taskRoutes } from './routes/tasks.js';
 import { teamStoreRoutes } from './routes/team-store.js';
 
@@ -58,6 +60,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   }
   await app.register(agentRoutes, { api: opts.api, displayName: opts.displayName, description: opts.description });
   await app.register(taskRoutes, { api: opts.api });
+  await app.register(streamRoutes, { api: opts.api });
+  await app.register(replyRoutes, { api: opts.api });
   await app.register(teamStoreRoutes, { workingDir: opts.workingDir, agentId: opts.agentId, env: opts.env });
   return app;
 }

@@ -29,6 +29,8 @@ export const SenderSchema = Type.Object({
 
 export const SendBodySchema = Type.Object({
   message: MessageSchema,
+  /** A client-chosen task id (a UUID), so a caller can link the task before it exists. */
+  task_id: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' })),
   context_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   metadata: Type.Optional(
     Type.Object(
@@ -56,3 +58,18 @@ export const TaskListQuerySchema = Type.Object({
 });
 
 export type SendBody = Static<typeof SendBodySchema>;
+
+export const ReplyBodySchema = Type.Object({
+  text: Type.String({ minLength: 1, maxLength: 1_000_000 }),
+  task_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  sender_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+});
+
+export const ReplySelectQuerySchema = Type.Object({
+  sender_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  task_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+});
+
+export const StreamQuerySchema = Type.Object({
+  last_event_id: Type.Optional(Type.Integer({ minimum: 0 })),
+});

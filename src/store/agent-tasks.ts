@@ -1,36 +1,19 @@
 import type { Task, TaskState } from '../a2a/task.js';
 import { SynapseError } from '../errors.js';
+import { AGENT_DB_MIGRATIONS } from './agent-db-migrations.js';
 import { openDatabase, type Db } from './sqlite.js';
-
-const MIGRATIONS = [
-  {
-    version: 1,
-    sql: `
-      CREATE TABLE tasks (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        id TEXT NOT NULL UNIQUE,
-        state TEXT NOT NULL,
-        priority INTEGER NOT NULL,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        body TEXT NOT NULL
-      );
-      CREATE INDEX tasks_queue ON tasks(state, priority DESC, seq);
-      CREATE INDEX tasks_updated ON tasks(updated_at);
-    `,
-  },
-];
 
 /**
  * An agent's own tasks and inbox, in its SQLite file, so queued messages and finished tasks
  * outlive a restart. The inbox is just the tasks still `submitted`, by priority then arrival.
  */
 export class AgentTaskStore {
-  private readonly db: Db;
+  /** The agent's SQLite file, shared with the other per-agent stores (webhooks). */
+  readonly db: Db;
   private readonly stmts;
 
   constructor(readonly file: string) {
-    this.db = openDatabase(file, MIGRATIONS);
+    this.db = openDatabase(file, AGENT_DB_MIGRATIONS);
     this.stmts = {
       insert: this.db.prepare('INSERT INTO tasks (id, state, priority, created_at, updated_at, body) VALUES (?, ?, ?, ?, ?, ?)'),
       update: this.db.prepare('UPDATE tasks SET state = ?, priority = ?, updated_at = ?, body = ? WHERE id = ?'),

@@ -1,4 +1,15 @@
 import type { Command } from 'commander';
+import { registerTaskCommands } from './tasks.js';
+import { registerFileSafetyCommands } from './file-safety.js';
+import { registerMemoryCommands } from './memory.js';
 
-/** Registers the shared-store command groups (tasks board, file-safety, memory). */
-export function registerStoreCommands(_program: Command): void {}
+/**
+ * Registers the shared-store command groups (tasks board, file-safety, memory). None of these
+ * modules loads better-sqlite3 or a store module until one of their actions runs, so other
+ * commands start as fast as without them.
+ */
+export function registerStoreCommands(program: Command): void {
+  registerTaskCommands(program);
+  registerFileSafetyCommands(program);
+  registerMemoryCommands(program);
+}

@@ -2,19 +2,19 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Message, TaskMetadata } from '../../a2a/task.js';
 import type { AgentApi } from '../agent-api.js';
 import type { SendBody } from '../schemas.js';
-import { routeSchemas } from '../schema-registry.js';
+import { loadSchemas } from '../schema-registry.js';
 
 const RETRY_AFTER_S = 5;
 
 /** Synapse's message routes: send (optionally with priority), get, list, cancel. */
 export const taskRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async (app, { api }) => {
-  const { PriorityQuerySchema, SendBodySchema, TaskIdParamsSchema, TaskListQuerySchema } = await routeSchemas();
+  const { PriorityQuerySchema, SendBodySchema, TaskIdParamsSchema, TaskListQuerySchema } = await loadSchemas('schemas');
   const send = (priority: number, body: SendBody) => {
     const metadata = (body.metadata ?? {}) as TaskMetadata;
     // Until start-up is done only urgent messages and answers get through; others retry.
     const passes = priority >= 5 || typeof metadata.in_reply_to === 'string';
     if (!passes && !api.readyForMessages()) return null;
-    return api.submit({ message: body.message as Message, metadata, priority, ...(body.context_id ? { contextId: body.context_id } : {}) });
+    return api.submit({ message: body.message as Message, metadata, priority, ...(body.context_id ? { contextId: body.context_id } : {}), ...(body.task_id ? { id: body.task_id } : {}) });
   };
 
   const notReady = { error: { code: 'agent_not_ready', message: 'the agent is still starting; retry after the Retry-After delay' } };

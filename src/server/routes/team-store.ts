@@ -1,5 +1,15 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { CreateBody } from '../team-store-schemas.js';
+import { loadSchemas } from '../schema-registry.js';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Env } from '../../config/paths.js';
+import { SynapseError } from '../../errors.js';
+import { TaskBoard, parseTaskStatus, type NewTask } from '../../store/board.js';
+import { groupTasks, renderBoard, withNames } from '../../store/board-view.js';
+import { SharedMemory } from '../../store/memory.js';
+import { memoryNotice, notifyAgents } from '../../store/memory-notify.js';
+import { agentNameMap } from '../../store/registry-reader.js';
+import { parseDuration } from '../../store/duration.js';
+import { sharedMemoryEnabled } from '../../store/settings.js';
 
 export interface TeamStoreRouteOptions {
   /** The agent's working directory; the shared store lives in `<workingDir>/.synapse/`. */
@@ -8,5 +18,124 @@ export interface TeamStoreRouteOptions {
   env: Env;
 }
 
-/** Task board, file-safety and shared-memory routes on every agent (filled in by the team-store change). */
-export const teamStoreRoutes: FastifyPluginAsync<TeamStoreRouteOptions> = async () => {};
+function statuses(value: string | string[] | undefined): ReturnType<typeof parseTaskStatus>[] {
+  const list = (Array.isArray(value) ? value : value === undefined ? [] : [value]).flatMap((v) => v.split(','));
+  return list.map((s) => s.trim()).filter((s) => s.length > 0).map(parseTaskStatus);
+}
+
+/**
+ * Task board and shared-memory routes on every agent. Thin: validation by schema, then one
+ * store call; errors are SynapseErrors mapped to statuses by the app's error handler. The
+ * stores are opened on first use and closed with the app, so an agent in a directory that
+ * never uses them creates no files.
+ */
+export const teamStoreRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (app, opts) => {
+  const { CreateBodySchema: CreateBody, BoardQuerySchema: BoardQuery, IdParamsSchema: IdParams, AgentBodySchema: AgentBody, FailBodySchema: FailBody, PurgeBodySchema: PurgeBody, MemoryQuerySchema: MemoryQuery, SearchQuerySchema: SearchQuery, KeyParamsSchema: KeyParams, SaveBodySchema: SaveBody, EmptyBodySchema } = await loadSchemas('team-store-schemas');
+  let board: TaskBoard | null = null;
+  let memory: SharedMemory | null = null;
+  const tasks = () => (board ??= TaskBoard.forProject(opts.workingDir));
+  const notes = () => {
+    if (!sharedMemoryEnabled(opts.env)) throw new SynapseError('not_found', 'shared memory is disabled on this agent (SYNAPSE_SHARED_MEMORY_ENABLED is off)');
+    return (memory ??= SharedMemory.forProject(opts.workingDir));
+  };
+  // Claim/complete/reopen/purge may be posted without a body; validate them as `{}`.
+  const emptyBodyIsObject = async (req: { body: unknown }) => {
+    if (req.body === undefined || req.body === null) req.body = {};
+  };
+  app.addHook('onClose', async () => {
+    board?.close();
+    memory?.close();
+  });
+
+  // ── task board ──────────────────────────────────────────────────────────────────────────
+
+  app.get('/tasks/board', { schema: { querystring: BoardQuery } }, async (req, reply) => {
+    const q = req.query;
+    const names = agentNameMap(opts.env);
+    let assignee: string[] | undefined;
+    if (q.assignee) assignee = [q.assignee, ...[...names].filter(([, n]) => n === q.assignee).map(([id]) => id)];
+    const list = tasks().list({ status: statuses(q.status), assignee, group_id: q.group_id, component: q.component, milestone: q.milestone, plan_id: q.plan_id });
+    if (q.format === 'table') {
+      return reply.type('text/plain; charset=utf-8').send(`${renderBoard(list, names, { groupBy: q.group_by, verbose: q.verbose })}\n`);
+    }
+    if (!q.group_by) return { tasks: list.map((t) => withNames(t, names)) };
+    return {
+      group_by: q.group_by,
+      groups: groupTasks(list, q.group_by).map((g) => ({ key: g.key, title: g.title, tasks: g.tasks.map((t) => withNames(t, names)) })),
+    };
+  });
+
+  app.get('/tasks/board/:id', { schema: { params: IdParams } }, async (req) => {
+    const b = tasks();
+    const task = b.get(req.params.id);
+    return { task: withNames(task, agentNameMap(opts.env)), blockers: b.blockers(task.id), dependants: b.dependants(task.id) };
+  });
+
+  app.post('/tasks/board', { schema: { body: CreateBody } }, async (req, reply) => {
+    const body = req.body as CreateBody;
+    if ('tasks' in body) {
+      const inputs: NewTask[] = body.tasks.map((t) => ({ ...t, plan_id: t.plan_id ?? body.plan_id }));
+      return reply.status(201).send({ tasks: tasks().createMany(inputs) });
+    }
+    return reply.status(201).send({ task: tasks().create(body) });
+  });
+
+  app.post('/tasks/board/:id/claim', { schema: { params: IdParams, body: AgentBody }, preValidation: emptyBodyIsObject }, async (req) => {
+    return { task: tasks().claim(req.params.id, req.body.agent_id ?? opts.agentId) };
+  });
+
+  app.post('/tasks/board/:id/complete', { schema: { params: IdParams, body: AgentBody }, preValidation: emptyBodyIsObject }, async (req) => {
+    return tasks().complete(req.params.id, { by: req.body.agent_id ?? opts.agentId });
+  });
+
+  app.post('/tasks/board/:id/fail', { schema: { params: IdParams, body: FailBody } }, async (req) => {
+    return { task: tasks().fail(req.params.id, req.body.reason) };
+  });
+
+  app.post('/tasks/board/:id/reopen', { schema: { params: IdParams, body: EmptyBodySchema }, preValidation: emptyBodyIsObject }, async (req) => {
+    return { task: tasks().reopen(req.params.id) };
+  });
+
+  app.post('/tasks/board/purge', { schema: { body: PurgeBody }, preValidation: emptyBodyIsObject }, async (req) => {
+    const body = req.body;
+    const list = statuses(body.status);
+    return tasks().purge({
+      statuses: list.length > 0 ? list : ['completed'],
+      olderThanMs: body.older_than === undefined ? undefined : parseDuration(body.older_than, 'd', 'older_than'),
+      dryRun: body.dry_run,
+    });
+  });
+
+  // ── shared memory ───────────────────────────────────────────────────────────────────────
+
+  app.get('/memory', { schema: { querystring: MemoryQuery } }, async (req) => {
+    return { memories: notes().list({ tag: req.query.tag, author: req.query.author, limit: req.query.limit }) };
+  });
+
+  app.post('/memory', { schema: { body: SaveBody } }, async (req, reply) => {
+    const b = req.body;
+    const tags = b.tags === undefined ? [] : Array.isArray(b.tags) ? b.tags : [b.tags];
+    const result = notes().save({ key: b.key, content: b.content, tags, author: b.author ?? null });
+    const notify = b.notify
+      ? await notifyAgents({
+          env: opts.env,
+          workingDir: opts.workingDir,
+          text: memoryNotice(result.memory.key, result.memory.content, result.memory.author),
+          exclude: opts.agentId,
+        })
+      : null;
+    return reply.status(result.created ? 201 : 200).send({ ...result, notify });
+  });
+
+  app.get('/memory/search', { schema: { querystring: SearchQuery } }, async (req) => {
+    return { results: notes().search(req.query.q, { limit: req.query.limit }) };
+  });
+
+  app.get('/memory/:key', { schema: { params: KeyParams } }, async (req) => {
+    return { memory: notes().get(req.params.key) };
+  });
+
+  app.delete('/memory/:key', { schema: { params: KeyParams } }, async (req) => {
+    return { deleted: notes().delete(req.params.key) };
+  });
+};

@@ -1,0 +1,91 @@
+import type { Command } from 'commander';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+const SEND_HELP = `
+Response modes:
+  --wait     block until the answer; only the answer is printed on stdout
+  --notify   return now; the answer is typed into your agent's terminal when it arrives
+  --silent   fire and forget
+  (default: settings a2a.flow — auto = --notify, roundtrip = --wait, oneway = --silent)
+
+Exit codes: 0 ok · 1 usage or working-dir mismatch · 3 target not found or ambiguous
+            4 target not ready in time · 5 delivery failed · 6 answer timed out
+
+Examples:
+  synapse send codex "review src/app.ts" --wait
+  synapse send reviewer --message-file plan.md --notify -p 4
+  git diff | synapse send claude --stdin --wait --timeout 600
+  synapse send echo-8190 "hi" --silent --json`;
+
+export function registerMessagingCommands(program: Command): void {
+  program
+    .command('send')
+    .description('Send a message into another agent\'s terminal (as "A2A: [From: YOU] …")')
+    .argument('<target>', 'name, agent id, type-port (claude-8100) or type')
+    .argument('[message]', 'the message (or use --message-file / --stdin)')
+    .option('--message-file <file>', 'read the message from a file')
+    .option('--stdin', 'read the message from standard input')
+    .option('--attach <file>', 'attach a file (repeatable; limit SYNAPSE_SEND_MESSAGE_THRESHOLD, default 100 KiB)', collect)
+    .option('-p, --priority <1-5>', 'priority: the inbox is ordered by it; 5 interrupts the target first', '3')
+    .option('--wait', 'block until the answer and print it')
+    .option('--notify', 'return now; get the answer in your terminal when it arrives')
+    .option('--silent', 'fire and forget')
+    .option('--timeout <seconds>', 'with --wait: stop waiting after this long (exit 6); also bounds waiting for a starting target (exit 4)')
+    .option('--from <agent>', 'send as this agent (default: $SYNAPSE_AGENT_ID, then the agent whose terminal runs this command)')
+    .option('--force', 'send even though the target works in another directory')
+    .option('-T, --task', 'also create a linked task on the shared board, assigned to the target')
+    .option('--json', 'print {task_id, target, status, receipt}')
+    .addHelpText('after', SEND_HELP)
+    .action(async (target: string, message: string | undefined, flags) => {
+      const { sendCommand } = await import('./send.js');
+      await sendCommand(target, message, flags);
+    });
+
+  program
+    .command('reply')
+    .description('Answer the newest message that expects a reply (or the one named)')
+    .argument('[text]', 'the answer')
+    .option('--to <sender>', 'answer the newest message from this sender (id or name)')
+    .option('--task <id>', 'answer the message of this task (id or prefix)')
+    .option('--list', 'list who is waiting for your answer')
+    .option('--from <agent>', 'reply as this agent (default: $SYNAPSE_AGENT_ID or the agent whose terminal runs this)')
+    .option('--json', 'print JSON')
+    .addHelpText('after', '\nExamples:\n  synapse reply "looks good, two nits: …"\n  synapse reply --list\n  synapse reply "done" --to codex\n\nExit 1 with "nobody is waiting for an answer from you" when the stack is empty.')
+    .action(async (text: string | undefined, flags) => {
+      const { replyCommand } = await import('./reply.js');
+      await replyCommand(text, flags);
+    });
+
+  program
+    .command('interrupt')
+    .description('Send an urgent message: the same as send -p 4 --silent')
+    .argument('<target>', 'name, agent id, type-port or type')
+    .argument('[message]', 'the message')
+    .option('--from <agent>', 'send as this agent')
+    .option('--force', 'send even though the target works in another directory')
+    .option('--json', 'print JSON')
+    .addHelpText('after', '\nExample:\n  synapse interrupt codex "stop: the tests are red on main"')
+    .action(async (target: string, message: string | undefined, flags) => {
+      const { sendCommand } = await import('./send.js');
+      await sendCommand(target, message, flags, { priority: 4, mode: 'silent' });
+    });
+
+  program
+    .command('broadcast')
+    .description('Send a message to every other agent in this working directory (or all with --all)')
+    .argument('[message]', 'the message')
+    .option('--type <type>', 'only agents of this type')
+    .option('--all', 'agents in every directory')
+    .option('-p, --priority <1-5>', 'priority', '3')
+    .option('--notify', 'ask each agent to answer (into your terminal)')
+    .option('--from <agent>', 'send as this agent')
+    .option('--message-file <file>', 'read the message from a file')
+    .option('--stdin', 'read the message from standard input')
+    .option('--json', 'print one receipt per agent as JSON')
+    .addHelpText('after', '\nExamples:\n  synapse broadcast "main is frozen until 3pm"\n  synapse broadcast "rebase on main" --type claude --all')
+    .action(async (message: string | undefined, flags) => {
+      const { broadcastCommand } = await import('./send.js');
+      await broadcastCommand(message, flags);
+    });
+}

@@ -1,0 +1,56 @@
+import { requestJson } from '../../a2a/http-json.js';
+import type { Task } from '../../a2a/task.js';
+import { SynapseError } from '../../errors.js';
+import type { RegistryEntry } from '../../registry/entry.js';
+import { openRegistry } from '../../registry/lookup.js';
+import type { ReplyEntry } from '../../registry/reply-stack.js';
+import { resolveSender } from '../../registry/sender.js';
+import { renderTable } from '../table.js';
+
+function self(from: string | undefined): RegistryEntry {
+  const live = openRegistry().listLive();
+  const me = resolveSender(live, { ...(from ? { from } : {}), env: process.env });
+  if (!me.entry) {
+    throw new SynapseError(
+      'usage',
+      me.id ? `agent ${me.id} is not running` : 'synapse reply answers messages sent to an agent: run it from inside an agent session (SYNAPSE_AGENT_ID), or pass --from <agent>',
+    );
+  }
+  return me.entry;
+}
+
+export async function replyCommand(text: string | undefined, flags: { to?: string; task?: string; list?: boolean; from?: string; json?: boolean }): Promise<void> {
+  const me = self(flags.from);
+  if (flags.list) {
+    const res = await requestJson<{ entries: ReplyEntry[] }>(`${me.endpoint}/reply-stack/list`);
+    const entries = res.body.entries ?? [];
+    if (flags.json) process.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
+    else if (entries.length === 0) process.stdout.write('nobody is waiting for an answer from you\n');
+    else
+      process.stdout.write(
+        `${renderTable(
+          ['SENDER', 'TASK', 'RECEIVED'],
+          entries.reverse().map((e) => [e.sender_name ? `${e.sender_name} (${e.sender_id})` : (e.sender_id ?? 'human'), e.task_id.slice(0, 8), e.received_at]),
+        )}\n`,
+      );
+    return;
+  }
+  if (text === undefined || text.trim() === '') throw new SynapseError('usage', 'the reply is empty: synapse reply "your answer"');
+  const res = await requestJson<{ task?: Task; entry?: ReplyEntry | null; forward?: { notified: boolean | null; error?: string }; error?: { code: string; message: string } }>(`${me.endpoint}/reply`, {
+    body: { text, ...(flags.task ? { task_id: flags.task } : {}), ...(flags.to ? { sender_id: flags.to } : {}) },
+    timeoutMs: 15_000,
+  });
+  if (res.status === 404) throw new SynapseError('not_found', res.body.error?.message ?? 'nobody is waiting for an answer from you');
+  if (res.status !== 200 || !res.body.task) throw new SynapseError('delivery_failed', `the reply was not recorded: ${res.status} ${res.body.error?.message ?? ''}`);
+  const { task, entry, forward } = res.body;
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify({ task_id: task.id, status: task.status.state, to: entry?.sender_id ?? null, notified: forward?.notified ?? null, error: forward?.error ?? null })}\n`);
+    return;
+  }
+  const who = entry?.sender_name ?? entry?.sender_id ?? 'the sender';
+  if (forward?.notified === false) {
+    process.stdout.write(`reply stored on task ${task.id.slice(0, 8)}, but ${who} could not be notified: ${forward.error ?? 'unreachable'}\n`);
+  } else {
+    process.stdout.write(`replied to ${who} (task ${task.id.slice(0, 8)})\n`);
+  }
+}

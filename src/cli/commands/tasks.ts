@@ -1,0 +1,239 @@
+import { Option, type Command } from 'commander';
+import type { BoardTask, TaskBoard, TaskGroupField } from '../../store/board.js';
+import { SynapseError } from '../../errors.js';
+import { callerIdentity, examples, parsePositiveInt, print, printJson, projectDir, splitList } from './store-cli.js';
+
+/** Opens the board (loading better-sqlite3 only now), runs `fn`, closes it. */
+async function withBoard<T>(fn: (board: TaskBoard, lib: typeof import('../../store/board.js')) => T | Promise<T>): Promise<T> {
+  const lib = await import('../../store/board.js');
+  const board = lib.TaskBoard.forProject(projectDir());
+  try {
+    return await fn(board, lib);
+  } finally {
+    board.close();
+  }
+}
+
+async function names(): Promise<Map<string, string>> {
+  const { agentNameMap } = await import('../../store/registry-reader.js');
+  return agentNameMap(process.env);
+}
+
+/** A registered agent's name becomes its agent id, so the board links to the agent itself. */
+async function canonicalAgent(idOrName: string): Promise<string> {
+  const { findLiveAgent } = await import('../../store/registry-reader.js');
+  return findLiveAgent(process.env, idOrName.trim())?.agent_id ?? idOrName.trim();
+}
+
+function describe(t: BoardTask, nameMap: Map<string, string>): string {
+  const who = (id: string | null) => (id ? (nameMap.has(id) ? `${nameMap.get(id)} (${id})` : id) : '-');
+  const lines = [
+    `id:           ${t.id}`,
+    `subject:      ${t.subject}`,
+    `status:       ${t.status}${t.status === 'pending' && t.blocked ? ' (blocked)' : ''}`,
+    `priority:     ${t.priority}`,
+    `assignee:     ${who(t.assignee)}`,
+    `claimed by:   ${who(t.claimed_by)}`,
+    `created by:   ${who(t.created_by)}`,
+  ];
+  const optional: [string, string | null][] = [
+    ['group', t.group_id ? `${t.group_id}${t.group_title ? ` (${t.group_title})` : ''}` : null],
+    ['plan', t.plan_id],
+    ['component', t.component],
+    ['milestone', t.milestone],
+    ['external ref', t.external_ref],
+    ['a2a task', t.a2a_task_id],
+    ['fail reason', t.fail_reason],
+  ];
+  for (const [k, v] of optional) if (v) lines.push(`${`${k}:`.padEnd(14)}${v}`);
+  lines.push(`created:      ${t.created_at}`, `updated:      ${t.updated_at}`);
+  if (t.completed_at) lines.push(`finished:     ${t.completed_at}`);
+  if (t.description) lines.push('', t.description);
+  return lines.join('\n');
+}
+
+function summary(t: BoardTask): string {
+  return `${t.id.slice(0, 8)}  ${t.status}  "${t.subject}"`;
+}
+
+export function registerTaskCommands(program: Command): void {
+  const tasks = program
+    .command('tasks')
+    .description("The project's shared task board (.synapse/task_board.db): create, claim, complete tasks with dependencies");
+  examples(tasks, ['synapse tasks create "Write the parser" --priority 4', 'synapse tasks list --group-by milestone', 'synapse tasks claim 1a2b --as alice']);
+
+  examples(
+    tasks
+      .command('create')
+      .description('Add a pending task to the board')
+      .argument('<subject>', 'one line saying what to do')
+      .option('-d, --description <text>', 'details')
+      .option('--priority <n>', '1 (lowest) to 5 (highest)', '3')
+      .option('--blocked-by <ids...>', 'task ids (or unique prefixes) that must be completed first')
+      .option('--group <id>', 'group id, to list related tasks together')
+      .option('--group-title <title>', "the group's title")
+      .option('--component <name>', 'component the task belongs to')
+      .option('--milestone <name>', 'milestone the task belongs to')
+      .option('--ref <external>', 'external reference (issue URL, ticket id)')
+      .option('--json', 'print the created task as JSON'),
+    ['synapse tasks create "Add login form" -d "email + password" --priority 4 --component web', 'synapse tasks create "Ship it" --blocked-by 1a2b3c4d 5e6f --milestone v1'],
+  ).action(
+    async (
+      subject: string,
+      o: { description?: string; priority: string; blockedBy?: string[]; group?: string; groupTitle?: string; component?: string; milestone?: string; ref?: string; json?: boolean },
+    ) => {
+      const priority = parsePositiveInt(o.priority, '--priority', 5);
+      if (o.groupTitle && !o.group) throw new SynapseError('usage', '--group-title needs --group');
+      const task = await withBoard((b) =>
+        b.create({
+          subject,
+          description: o.description,
+          priority,
+          blocked_by: splitList(o.blockedBy),
+          group_id: o.group,
+          group_title: o.groupTitle,
+          component: o.component,
+          milestone: o.milestone,
+          external_ref: o.ref,
+          created_by: callerIdentity(),
+        }),
+      );
+      if (o.json) return printJson(task);
+      print(`created ${summary(task)}${task.blocked ? ` (blocked by ${task.blocked_by.map((b) => b.slice(0, 8)).join(', ')})` : ''}`);
+      print(task.id);
+    },
+  );
+
+  examples(
+    tasks
+      .command('list')
+      .description('Show the board, highest priority first (assignees by name)')
+      .option('--status <status>', 'only pending, in_progress, completed or failed (comma-separated for several)')
+      .option('--assignee <agent>', 'only tasks assigned to or claimed by this agent (name or id)')
+      .option('--component <name>', 'only this component')
+      .option('--milestone <name>', 'only this milestone')
+      .option('--verbose', 'more columns and full ids')
+      .addOption(new Option('--group-by <field>', 'section the list by a field').choices(['group_id', 'component', 'milestone', 'status']))
+      .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
+      .option('--json', 'same as --format json'),
+    ['synapse tasks list', 'synapse tasks list --status pending,in_progress --assignee alice', 'synapse tasks list --group-by group_id --verbose', 'synapse tasks list --format json'],
+  ).action(
+    async (o: { status?: string; assignee?: string; component?: string; milestone?: string; verbose?: boolean; groupBy?: TaskGroupField; format: string; json?: boolean }) => {
+      const { parseTaskStatus } = await import('../../store/board.js');
+      const view = await import('../../store/board-view.js');
+      const nameMap = await names();
+      const status = splitList(o.status).map(parseTaskStatus);
+      let assignee: string[] | undefined;
+      if (o.assignee) {
+        const a = o.assignee.trim();
+        assignee = [a, ...[...nameMap].filter(([, name]) => name === a).map(([id]) => id)];
+      }
+      const list = await withBoard((b) => b.list({ status, assignee, component: o.component, milestone: o.milestone }));
+      if (o.json || o.format === 'json') {
+        const shown = list.map((t) => view.withNames(t, nameMap));
+        if (!o.groupBy) return printJson(shown);
+        return printJson({
+          group_by: o.groupBy,
+          groups: view.groupTasks(list, o.groupBy).map((g) => ({ key: g.key, title: g.title, tasks: g.tasks.map((t) => view.withNames(t, nameMap)) })),
+        });
+      }
+      print(view.renderBoard(list, nameMap, { groupBy: o.groupBy, verbose: o.verbose }));
+    },
+  );
+
+  examples(
+    tasks.command('show').description('Show one task, what blocks it and what waits for it').argument('<id>', 'task id or unique prefix').option('--json', 'print as JSON'),
+    ['synapse tasks show 1a2b3c4d'],
+  ).action(async (id: string, o: { json?: boolean }) => {
+    const nameMap = await names();
+    const { task, blockers, dependants } = await withBoard((b) => {
+      const t = b.get(id);
+      return { task: t, blockers: b.blockers(t.id), dependants: b.dependants(t.id) };
+    });
+    if (o.json) return printJson({ task, blockers, dependants });
+    print(describe(task, nameMap));
+    if (task.blocked_by.length > 0) {
+      print(`\nblocked by (${blockers.length} unfinished of ${task.blocked_by.length}):`);
+      for (const d of task.blocked_by) {
+        const open = blockers.find((b) => b.id === d);
+        print(`  ${d.slice(0, 8)}  ${open ? open.status : 'completed'}${open ? `  "${open.subject}"` : ''}`);
+      }
+    }
+    if (dependants.length > 0) {
+      print('\nwaiting for this task:');
+      for (const d of dependants) print(`  ${summary(d)}`);
+    }
+  });
+
+  examples(
+    tasks.command('assign').description('Assign a task to an agent (a registered name becomes its agent id)').argument('<id>').argument('<agent>').option('--json', 'print as JSON'),
+    ['synapse tasks assign 1a2b alice'],
+  ).action(async (id: string, agent: string, o: { json?: boolean }) => {
+    const who = await canonicalAgent(agent);
+    const task = await withBoard((b) => b.assign(id, who));
+    if (o.json) return printJson(task);
+    print(`assigned ${summary(task)} to ${agent}${who !== agent ? ` (${who})` : ''}`);
+  });
+
+  examples(
+    tasks
+      .command('claim')
+      .description('Claim a pending task whose dependencies are all completed; exactly one claimer wins')
+      .argument('<id>')
+      .option('--as <agent>', 'who claims (default: $SYNAPSE_AGENT_ID, else your user name)')
+      .option('--json', 'print as JSON'),
+    ['synapse tasks claim 1a2b', 'synapse tasks claim 1a2b --as reviewer'],
+  ).action(async (id: string, o: { as?: string; json?: boolean }) => {
+    const who = await canonicalAgent(o.as ?? callerIdentity());
+    const task = await withBoard((b) => b.claim(id, who));
+    if (o.json) return printJson(task);
+    print(`claimed ${summary(task)} as ${who}`);
+  });
+
+  examples(tasks.command('complete').description('Mark a task completed; its dependants become claimable').argument('<id>').option('--json', 'print as JSON'), [
+    'synapse tasks complete 1a2b',
+  ]).action(async (id: string, o: { json?: boolean }) => {
+    const result = await withBoard(async (b) => b.complete(id, { by: await canonicalAgent(callerIdentity()) }));
+    if (o.json) return printJson(result);
+    print(`completed ${summary(result.task)}`);
+    for (const u of result.unblocked) print(`  unblocked ${summary(u)}`);
+  });
+
+  examples(
+    tasks.command('fail').description('Mark a task failed, with the reason').argument('<id>').requiredOption('--reason <text>', 'why it failed').option('--json', 'print as JSON'),
+    ['synapse tasks fail 1a2b --reason "upstream API is down"'],
+  ).action(async (id: string, o: { reason: string; json?: boolean }) => {
+    const task = await withBoard((b) => b.fail(id, o.reason));
+    if (o.json) return printJson(task);
+    print(`failed ${summary(task)}: ${task.fail_reason}`);
+  });
+
+  examples(tasks.command('reopen').description('Put a claimed, completed or failed task back to pending').argument('<id>').option('--json', 'print as JSON'), [
+    'synapse tasks reopen 1a2b',
+  ]).action(async (id: string, o: { json?: boolean }) => {
+    const task = await withBoard((b) => b.reopen(id));
+    if (o.json) return printJson(task);
+    print(`reopened ${summary(task)}`);
+  });
+
+  examples(
+    tasks
+      .command('purge')
+      .description('Delete finished tasks (kept while an unfinished task still waits for them)')
+      .option('--status <status>', 'which statuses to purge (comma-separated)', 'completed')
+      .option('--older-than <duration>', 'only tasks finished at least this long ago, e.g. 12h, 7d (a bare number is days)')
+      .option('--dry-run', 'show what would be deleted, delete nothing')
+      .option('--json', 'print as JSON'),
+    ['synapse tasks purge --older-than 7d', 'synapse tasks purge --status completed,failed --dry-run'],
+  ).action(async (o: { status: string; olderThan?: string; dryRun?: boolean; json?: boolean }) => {
+    const { parseTaskStatus } = await import('../../store/board.js');
+    const { parseDuration } = await import('../../store/duration.js');
+    const statuses = splitList(o.status).map(parseTaskStatus);
+    const olderThanMs = o.olderThan === undefined ? undefined : parseDuration(o.olderThan, 'd', '--older-than');
+    const result = await withBoard((b) => b.purge({ statuses, olderThanMs, dryRun: o.dryRun }));
+    if (o.json) return printJson(result);
+    print(`${result.dry_run ? 'would purge' : 'purged'} ${result.purged.length} task(s)`);
+    for (const t of result.purged) print(`  ${summary(t)}`);
+    for (const s of result.skipped) print(`  kept ${summary(s.task)}: ${s.waiting.map((w) => w.slice(0, 8)).join(', ')} still wait(s) for it`);
+  });
+}

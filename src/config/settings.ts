@@ -1,0 +1,39 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { projectSynapseDir, synapseHome, type Env } from './paths.js';
+
+export type Flow = 'auto' | 'roundtrip' | 'oneway';
+
+export interface Settings {
+  a2a: { flow: Flow };
+}
+
+const DEFAULTS: Settings = { a2a: { flow: 'auto' } };
+const FLOWS = new Set<Flow>(['auto', 'roundtrip', 'oneway']);
+
+function readJson(file: string): Record<string, unknown> | null {
+  try {
+    const v = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Settings in three scopes, later ones win: user (`~/.synapse/settings.json`), project
+ * (`<project>/.synapse/settings.json`), local (`<project>/.synapse/settings.local.json`).
+ * Unknown keys are ignored; a bad value keeps the default.
+ */
+export function loadSettings(cwd: string, env: Env): Settings {
+  const settings: Settings = structuredClone(DEFAULTS);
+  const files = [path.join(synapseHome(env), 'settings.json'), path.join(projectSynapseDir(cwd), 'settings.json'), path.join(projectSynapseDir(cwd), 'settings.local.json')];
+  for (const file of files) {
+    const a2a = readJson(file)?.a2a;
+    if (typeof a2a === 'object' && a2a !== null) {
+      const flow = (a2a as Record<string, unknown>).flow;
+      if (typeof flow === 'string' && FLOWS.has(flow as Flow)) settings.a2a.flow = flow as Flow;
+    }
+  }
+  return settings;
+}

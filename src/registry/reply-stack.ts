@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** Someone waiting for this agent's answer to one delivered message. */
+export interface ReplyEntry {
+  sender_id: string | null;
+  sender_name: string | null;
+  sender_endpoint: string | null;
+  /** The task on this agent that delivered the message. */
+  task_id: string;
+  /** The task the sender was working on when it asked, if it was an agent. */
+  sender_task_id: string | null;
+  received_at: string;
+}
+
+function isEntry(v: unknown): v is ReplyEntry {
+  if (typeof v !== 'object' || v === null) return false;
+  const e = v as Record<string, unknown>;
+  return typeof e.task_id === 'string' && typeof e.received_at === 'string';
+}
+
+/**
+ * An agent's reply stack, `<dir>/<agent_id>.reply.json`: newest last. Only the owning agent
+ * writes it (atomically); anyone may read it.
+ */
+export class ReplyStack {
+  readonly file: string;
+
+  constructor(dir: string, agentId: string) {
+    this.file = path.join(dir, `${agentId}.reply.json`);
+  }
+
+  list(): ReplyEntry[] {
+    try {
+      const raw = JSON.parse(fs.readFileSync(this.file, 'utf8')) as unknown;
+      return Array.isArray(raw) ? raw.filter(isEntry) : [];
+    } catch {
+      return [];
+    }
+  }
+
+  private save(entries: ReplyEntry[]): void {
+    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, `${JSON.stringify(entries, null, 2)}\n`, { mode: 0o600 });
+    fs.renameSync(tmp, this.file);
+  }
+
+  push(entry: ReplyEntry): void {
+    const entries = this.list().filter((e) => e.task_id !== entry.task_id);
+    entries.push(entry);
+    this.save(entries);
+  }
+
+  /** The newest entry, or the newest from `senderId`, or the one for `taskId`. */
+  peek(select: { senderId?: string; taskId?: string } = {}): ReplyEntry | null {
+    const entries = this.list();
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const e = entries[i]!;
+      if (select.taskId && !e.task_id.startsWith(select.taskId)) continue;
+      if (select.senderId && e.sender_id !== select.senderId && e.sender_name !== select.senderId) continue;
+      return e;
+    }
+    return null;
+  }
+
+  pop(select: { senderId?: string; taskId?: string } = {}): ReplyEntry | null {
+    const hit = this.peek(select);
+    if (hit) this.remove(hit.task_id);
+    return hit;
+  }
+
+  remove(taskId: string): void {
+    const entries = this.list();
+    const rest = entries.filter((e) => e.task_id !== taskId);
+    if (rest.length !== entries.length) this.save(rest);
+  }
+
+  clear(): void {
+    fs.rmSync(this.file, { force: true });
+  }
+}

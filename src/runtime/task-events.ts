@@ -1,0 +1,106 @@
+import { TERMINAL_STATES, type Task } from '../a2a/task.js';
+
+export interface StreamEvent {
+  id: number;
+  event: string;
+  data: unknown;
+}
+
+type Listener = (e: StreamEvent) => void;
+
+interface Journal {
+  events: StreamEvent[];
+  listeners: Set<Listener>;
+  outputLines: number;
+  finishedAt: number | null;
+}
+
+const KEEP_FINISHED = 500;
+const GLOBAL_RING = 1000;
+
+/**
+ * Per-task event journals for `GET /tasks/:id/subscribe` (so `Last-Event-ID` can replay what
+ * a reconnecting client missed) and one ring for `GET /events`.
+ */
+export class TaskEvents {
+  private readonly journals = new Map<string, Journal>();
+  private readonly global: StreamEvent[] = [];
+  private readonly globalListeners = new Set<Listener>();
+  private globalSeq = 0;
+
+  private journal(taskId: string): Journal {
+    let j = this.journals.get(taskId);
+    if (!j) {
+      j = { events: [], listeners: new Set(), outputLines: 0, finishedAt: null };
+      this.journals.set(taskId, j);
+    }
+    return j;
+  }
+
+  private append(taskId: string, event: string, data: unknown): void {
+    const j = this.journal(taskId);
+    const e = { id: j.events.length + 1, event, data };
+    j.events.push(e);
+    for (const l of j.listeners) l(e);
+  }
+
+  /** Every persisted task change. */
+  taskUpdated(task: Task, previous: string | null): void {
+    if (previous !== task.status.state) {
+      this.append(task.id, 'status', { task_id: task.id, state: task.status.state, timestamp: task.status.timestamp, message: task.status.message ?? null, receipt: task.receipt });
+      this.publish('task', { task_id: task.id, state: task.status.state, previous, receipt: task.receipt });
+    }
+    if (TERMINAL_STATES.has(task.status.state)) {
+      const j = this.journal(task.id);
+      if (j.finishedAt === null) {
+        j.finishedAt = Date.now();
+        this.append(task.id, 'done', { task });
+        this.trim();
+      }
+    }
+  }
+
+  /** New cleaned output of a running task; only whole new lines are sent. */
+  output(taskId: string, text: string): void {
+    const j = this.journal(taskId);
+    if (j.finishedAt !== null) return;
+    const lines = text.split('\n');
+    // The last line may still be growing; send it once a newer one follows.
+    const complete = lines.slice(0, -1);
+    if (complete.length <= j.outputLines) return;
+    this.append(taskId, 'output', { task_id: taskId, lines: complete.slice(j.outputLines) });
+    j.outputLines = complete.length;
+  }
+
+  /** Events after `afterId`, then live ones until `done`. Returns an unsubscribe function. */
+  subscribe(taskId: string, afterId: number, listener: Listener): () => void {
+    const j = this.journal(taskId);
+    for (const e of j.events) if (e.id > afterId) listener(e);
+    j.listeners.add(listener);
+    return () => j.listeners.delete(listener);
+  }
+
+  hasJournal(taskId: string): boolean {
+    return (this.journals.get(taskId)?.events.length ?? 0) > 0;
+  }
+
+  publish(event: string, data: unknown): void {
+    const e = { id: ++this.globalSeq, event, data };
+    this.global.push(e);
+    if (this.global.length > GLOBAL_RING) this.global.shift();
+    for (const l of this.globalListeners) l(e);
+  }
+
+  subscribeAll(afterId: number, listener: Listener): () => void {
+    for (const e of this.global) if (e.id > afterId) listener(e);
+    this.globalListeners.add(listener);
+    return () => this.globalListeners.delete(listener);
+  }
+
+  private trim(): void {
+    const finished = [...this.journals.entries()].filter(([, j]) => j.finishedAt !== null && j.listeners.size === 0);
+    if (finished.length <= KEEP_FINISHED) return;
+    finished.sort((a, b) => a[1].finishedAt! - b[1].finishedAt!);
+    for (const [id] of finished.slice(0, finished.length - KEEP_FINISHED)) this.journals.delete(id);
+  }
+}

@@ -1,0 +1,27 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * One canonical spelling per file, so `./a.ts`, `src/../a.ts` and `/repo/a.ts` (or a path
+ * through a symlinked directory) are the same lock. Absolute, with symlinks resolved; for a
+ * file that does not exist yet, the nearest existing parent is resolved and the missing
+ * segments are appended, so a lock taken before `create` matches the file created later.
+ */
+export function normalizeFilePath(input: string, baseDir: string): string {
+  if (input.trim().length === 0) return path.resolve(baseDir);
+  const absolute = path.resolve(baseDir, input);
+  const missing: string[] = [];
+  let current = absolute;
+  for (;;) {
+    try {
+      const real = fs.realpathSync.native(current);
+      return missing.length === 0 ? real : path.join(real, ...missing.reverse());
+    } catch {
+      // Not there (or unreadable, or a symlink loop): resolve what we can of its parent.
+      const parent = path.dirname(current);
+      if (parent === current) return absolute;
+      missing.push(path.basename(current));
+      current = parent;
+    }
+  }
+}

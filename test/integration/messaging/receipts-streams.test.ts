@@ -1,0 +1,121 @@
+import http from 'node:http';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createParser } from 'eventsource-parser';
+import { artifactText, cleanupAll, freePort, getJson, postJson, startHeadless, tempHome, textMessage, waitFor, waitForTask } from '../../support/synapse.js';
+
+interface Ev {
+  id: number;
+  event: string;
+  data: any;
+}
+
+/** Collects SSE events until `done` (or the stream ends). */
+function collect(url: string, lastEventId?: number, stopAfter?: (e: Ev) => boolean): Promise<Ev[]> {
+  return new Promise((resolve, reject) => {
+    const events: Ev[] = [];
+    const req = http.get(url, { headers: lastEventId ? { 'last-event-id': String(lastEventId) } : {} }, (res) => {
+      const parser = createParser({
+        onEvent: (m) => {
+          const e = { id: Number(m.id), event: m.event ?? 'message', data: JSON.parse(m.data) };
+          events.push(e);
+          if (stopAfter?.(e)) {
+            req.destroy();
+            resolve(events);
+          }
+        },
+      });
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => parser.feed(c));
+      res.on('end', () => resolve(events));
+    });
+    req.on('error', (err) => (events.length ? resolve(events) : reject(err)));
+  });
+}
+
+describe('receipts, streams and durability', () => {
+  const t = tempHome();
+  afterEach(cleanupAll);
+  afterAll(() => t.cleanup());
+
+  it('marks a message delivered only once its text is seen on the screen', async () => {
+    const a = await startHeadless('echo', { env: t.env });
+    const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('show me'));
+    const task = await waitForTask(a.endpoint, sent.body.task.id);
+    expect(task.metadata.delivery_evidence).toBe('echo');
+    expect(Date.parse(task.receipt.delivered_at)).toBeGreaterThanOrEqual(Date.parse(task.receipt.queued_at));
+    expect(Date.parse(task.receipt.answered_at)).toBeGreaterThanOrEqual(Date.parse(task.receipt.delivered_at));
+  });
+
+  it('says delivery_unconfirmed when the CLI swallows the message, after one resubmit', async () => {
+    // --resume skips the start-up instruction, which this CLI would swallow too.
+    const a = await startHeadless('echo', { env: { ...t.env, ECHO_SWALLOW: '1' }, args: ['--', '--resume'] });
+    const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('into the void'));
+    const task = await waitForTask(a.endpoint, sent.body.task.id, 10_000);
+    expect(task.status.state).toBe('failed');
+    expect(task.receipt.state).toBe('delivery_unconfirmed');
+    expect(task.status.message).toMatch(/never showed on the CLI screen/);
+    // The inbox moves on: the next message is attempted too.
+    const next = await postJson(`${a.endpoint}/tasks/send`, textMessage('next'));
+    expect((await waitForTask(a.endpoint, next.body.task.id, 10_000)).receipt.state).toBe('delivery_unconfirmed');
+  });
+
+  it('keeps queued messages across a stop and start with the same id, and delivers them', async () => {
+    const port = await freePort();
+    const a = await startHeadless('echo', { env: t.env, port });
+    const slow = await postJson(`${a.endpoint}/tasks/send`, textMessage('long job [[wait: 30]]'));
+    await waitFor(async () => (await getJson(`${a.endpoint}/tasks/${slow.body.task.id}`)).body.task.status.state === 'working');
+    const queued = await postJson(`${a.endpoint}/tasks/send`, textMessage('do this after the restart'));
+    expect(queued.body.task.status.state).toBe('submitted');
+    await a.stop();
+    const b = await startHeadless('echo', { env: t.env, port });
+    const done = await waitForTask(b.endpoint, queued.body.task.id);
+    expect(artifactText(done)).toBe('ECHO: A2A: do this after the restart');
+    const interrupted = (await getJson(`${b.endpoint}/tasks/${slow.body.task.id}`)).body.task;
+    expect(interrupted.status.state).toBe('failed');
+    expect(interrupted.status.message).toMatch(/agent was stopped during the task/);
+  });
+
+  it('streams status, output and done in order over SSE, and replays after Last-Event-ID', async () => {
+    const a = await startHeadless('echo', { env: t.env });
+    const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('line one\nline two [[wait: 1]]'));
+    const id = sent.body.task.id;
+    const events = await collect(`${a.endpoint}/tasks/${id}/subscribe`);
+    const names = events.map((e) => e.event);
+    expect(names.at(-1)).toBe('done');
+    expect(names.filter((n) => n === 'done')).toHaveLength(1);
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+    const states = events.filter((e) => e.event === 'status').map((e) => e.data.state);
+    expect(states).toEqual(['submitted', 'working', 'completed'].filter((s) => states.includes(s)));
+    expect(states.at(-1)).toBe('completed');
+    expect(events.at(-1)!.data.task.status.state).toBe('completed');
+    // Reconnecting after event 2 gets exactly the rest.
+    const replay = await collect(`${a.endpoint}/tasks/${id}/subscribe`, 2);
+    expect(replay.map((e) => e.id)).toEqual(events.slice(2).map((e) => e.id));
+  });
+
+  it('emits live output lines of a running task before it is done', async () => {
+    const a = await startHeadless('echo', { env: t.env });
+    const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('first\nsecond\nthird [[wait: 1.5]]'));
+    const events = await collect(`${a.endpoint}/tasks/${sent.body.task.id}/subscribe`);
+    const output = events.filter((e) => e.event === 'output');
+    const doneIndex = events.findIndex((e) => e.event === 'done');
+    expect(output.length).toBeGreaterThan(0);
+    expect(events.indexOf(output[0]!)).toBeLessThan(doneIndex);
+  });
+
+  it('the /events feed shows status changes and task events', async () => {
+    const a = await startHeadless('echo', { env: t.env });
+    const feed = collect(`${a.endpoint}/events`, undefined, (e) => e.event === 'task' && e.data.state === 'completed' && e.data.previous === 'working');
+    await new Promise((r) => setTimeout(r, 100));
+    await postJson(`${a.endpoint}/tasks/send`, textMessage('watch me'));
+    const events = await feed;
+    expect(events.some((e) => e.event === 'status' && e.data.status === 'PROCESSING')).toBe(true);
+    expect(events.some((e) => e.event === 'task' && e.data.state === 'working')).toBe(true);
+  });
+
+  it('answers 404 for a stream of an unknown task', async () => {
+    const a = await startHeadless('echo', { env: t.env });
+    const r = await getJson(`${a.endpoint}/tasks/nope-nope/subscribe`);
+    expect(r.status).toBe(404);
+  });
+});
