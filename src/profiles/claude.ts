@@ -6,7 +6,20 @@ const RULE = /^─{10,}/;
 const PROMPT = /^❯(\s|$)/;
 const FOOTER = /\? for shortcuts|bypass permissions on|esc to interrupt|accept edits on|plan mode on|shift\+tab to cycle/;
 const SPINNER = /^[·✢✳✶✻✽*]\s+\S.*(…|\(esc to interrupt|Worked for|Cooked for|Churned for|Baked for|for \d+s)/;
-const RESPONSE_MARK = /^⏺\s?/;
+const RESPONSE_MARK = /^[⏺●]\s?/;
+/** `● Bash(ls)`: a tool call row. */
+const TOOL_CALL = /^[⏺●]\s+[A-Za-z][\w.-]*\(.*\)?\s*$/;
+const TIP = /^\s+⎿\s+Tip:/;
+/** The spinner row while working: a glyph, a gerund and an ellipsis ("✽ Ruminating…"). */
+const WORKING = /^[·✢✳✶✻✽*]\s+\S+…/;
+
+/** The input box: a `❯` row directly below a rule, with a rule further down. */
+function inputBoxRow(rows: string[]): number {
+  for (let i = rows.length - 1; i > 0; i--) {
+    if (PROMPT.test(rows[i] ?? '') && RULE.test(rows[i - 1] ?? '') && rows.slice(i + 1).some((r) => RULE.test(r))) return i;
+  }
+  return -1;
+}
 
 /**
  * Claude Code (observed on 2.1.197): the idle prompt is a `❯ ` line between two `────` rules
@@ -33,34 +46,55 @@ export const claudeProfile: Profile = {
       { patterns: [/Yes, I accept/] },
       { patterns: [/Do you trust the files in this folder/] },
     ],
-    processing: [{ patterns: [/esc to interrupt/], lastRows: 6 }],
-    ready: [{ patterns: [PROMPT, RULE, /\? for shortcuts|bypass permissions on|accept edits on|plan mode on/] }],
+    processing: [
+      { patterns: [/esc to interrupt/], lastRows: 6 },
+      // Typing into the box hides the footer, but the spinner row above the box stays.
+      { patterns: [WORKING], lastRows: 14 },
+    ],
+    ready: [{ patterns: [], match: (rows) => inputBoxRow(rows) >= 0 }],
     quietReadyMs: null,
   },
   inputText(view) {
-    // The prompt row between the last two rules; continuation rows of a multi-line input follow it.
     const rows = view.lines;
-    for (let i = rows.length - 1; i >= 0; i--) {
-      const row = rows[i] ?? '';
-      if (PROMPT.test(row) && RULE.test(rows[i - 1] ?? '')) return row.replace(PROMPT, '').replace(/\u00a0/g, ' ').trim();
-    }
-    return null;
+    const i = inputBoxRow(rows);
+    if (i < 0) return null;
+    // The prompt row and any continuation rows up to the closing rule.
+    const text: string[] = [];
+    for (let j = i; j < rows.length && !RULE.test(rows[j] ?? ''); j++) text.push((rows[j] ?? '').replace(PROMPT, ''));
+    return text.join('\n').replace(/\u00a0/g, ' ').trim();
   },
   idleConfirmMs: 500,
   cleanOutput(lines: string[], userText: string): string {
+    const rows = lines.map((l) => l.replace(/\s+$/, ''));
+    // Start after the last echo of the user's message: what came before is older transcript.
     const user = squash(userText);
+    let start = 0;
+    for (let i = rows.length - 1; i >= 0; i--) {
+      const echoed = squash(rows[i] ?? '');
+      if (/^[>❯]\s/.test(rows[i] ?? '') && echoed.length > 0 && user.startsWith(echoed.slice(0, 40))) {
+        start = i + 1;
+        while (start < rows.length && (rows[start] ?? '').trim() !== '' && !RESPONSE_MARK.test(rows[start] ?? '')) start++;
+        break;
+      }
+    }
     const out: string[] = [];
     let inputBox = false;
-    for (const raw of lines) {
-      const line = raw.replace(/\s+$/, '');
+    let inTool = false;
+    for (const line of rows.slice(start)) {
       if (RULE.test(line)) {
         inputBox = !inputBox;
         continue;
       }
-      if (inputBox || PROMPT.test(line)) continue;
-      if (FOOTER.test(line) || SPINNER.test(line)) continue;
-      // The echoed user message (`> text` / `❯ text`) is not part of the answer.
-      if (/^[>❯]\s/.test(line) && user.includes(squash(line))) continue;
+      if (inputBox || PROMPT.test(line) || FOOTER.test(line) || SPINNER.test(line) || TIP.test(line)) continue;
+      if (TOOL_CALL.test(line)) {
+        inTool = true; // a tool call and its result rows (⎿ …) are not the answer
+        continue;
+      }
+      if (inTool && (line.startsWith('  ') || line.trim() === '')) {
+        if (line.trim() === '') inTool = false;
+        continue;
+      }
+      inTool = false;
       out.push(line.replace(RESPONSE_MARK, '').replace(/^ {2}/, ''));
     }
     return trimBlankEdges(out).join('\n');

@@ -13,7 +13,7 @@ export function trimTrailingBlank(lines: string[]): string[] {
 
 export function ruleMatches(view: ScreenView, rule: ScreenRule): boolean {
   const lines = considered(view, rule);
-  return rule.patterns.every((re) => lines.some((l) => re.test(l)));
+  return rule.patterns.every((re) => lines.some((l) => re.test(l))) && (rule.match === undefined || rule.match(lines));
 }
 
 export function anyRule(view: ScreenView, rules: ScreenRule[]): boolean {

@@ -17,6 +17,8 @@ export interface ScreenView {
  */
 export interface ScreenRule {
   patterns: RegExp[];
+  /** A structural check on the considered lines (e.g. "a prompt row between two rules"). */
+  match?: (lines: string[]) => boolean;
   /** Only look at the last N rows of the viewport (e.g. the footer). Default: all rows. */
   lastRows?: number;
 }
@@ -71,6 +73,11 @@ export interface Profile {
      * `null` = never assume: the profile's READY rule must match.
      */
     quietReadyMs: number | null;
+    /**
+     * While the agent holds file locks or has a task in flight, the quiet-time fallback waits at
+     * least this long (a CLI thinking silently must not look idle). Default 10 s.
+     */
+    protectionMs?: number;
   };
   /**
    * The text currently in the CLI's input box ('' when empty), or null when no input box is

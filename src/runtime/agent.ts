@@ -13,6 +13,8 @@ import { ReplyStack } from '../registry/reply-stack.js';
 import type { AgentApi } from '../server/agent-api.js';
 import { buildApp, loopbackHostCheck } from '../server/app.js';
 import { AgentTaskStore } from '../store/agent-tasks.js';
+import { claimByA2aTask, completeByA2aTask, failByA2aTask } from '../store/board.js';
+import { hasActiveLocks } from '../store/file-safety.js';
 import { VERSION } from '../version.js';
 import { AgentStatusModel } from './agent-status.js';
 import { systemClock, type Clock } from './clock.js';
@@ -128,7 +130,16 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     throw err;
   }
 
-  const tracker = new ScreenStatusTracker(profile, () => ({ lines: screen.viewport(), seq: screen.seq }), clock);
+  // Compound signal: a quiet screen is not idle while a task runs or files are locked.
+  const isProtected = () => {
+    if (delivery.busy) return true;
+    try {
+      return hasActiveLocks(opts.cwd, agentId, env);
+    } catch {
+      return true;
+    }
+  };
+  const tracker = new ScreenStatusTracker(profile, () => ({ lines: screen.viewport(), seq: screen.seq }), clock, () => isProtected());
   const injector = new Injector(terminal, profile, clock);
   const msgDir = messageFileDir(env);
   sweepMessageFiles(msgDir);
@@ -241,6 +252,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       currentPreview = preview(messageText(task.message));
       taskReceivedAt = task.updated_at;
     }
+    if (task.metadata.board_task === true && previous !== task.status.state) syncBoardTask(task);
     if (['completed', 'failed', 'canceled'].includes(task.status.state)) {
       if (task.id === bootstrapTaskId) openGate(`start-up instruction ${task.status.state}`);
       else if (previous === 'working' || previous === 'input-required') status.taskFinished();
@@ -249,6 +261,18 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     status.setTaskInFlight(delivery.busy);
     writeEntry();
   });
+
+  // A message sent with `synapse send --task` has a linked board task: claimed when the turn
+  // starts, completed or failed with it.
+  const syncBoardTask = (task: Task) => {
+    try {
+      if (task.status.state === 'working') claimByA2aTask(opts.cwd, task.id, agentId);
+      else if (task.status.state === 'completed') completeByA2aTask(opts.cwd, task.id);
+      else if (task.status.state === 'failed' || task.status.state === 'canceled') failByA2aTask(opts.cwd, task.id, task.status.message ?? task.status.state);
+    } catch (err) {
+      log(`task board update for ${task.id} failed: ${(err as Error).message}`);
+    }
+  };
 
   // --- HTTP -----------------------------------------------------------------------------
   let shuttingDown = false;

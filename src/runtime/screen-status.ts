@@ -14,6 +14,7 @@ export interface ScreenReading {
 
 /** How long output must be quiet before the screen is read (half-drawn frames are skipped). */
 export const SETTLE_MS = 40;
+export const DEFAULT_PROTECTION_MS = 10_000;
 
 /**
  * Reads the CLI's state off the rendered screen once output has settled. Emits `reading`
@@ -29,6 +30,8 @@ export class ScreenStatusTracker extends EventEmitter {
     private readonly profile: Profile,
     private readonly read: () => { lines: string[]; seq: number },
     private readonly clock: Clock,
+    /** True while a quiet screen must not count as idle yet (locks held, task in flight). */
+    private readonly isProtected: () => boolean = () => false,
   ) {
     super();
   }
@@ -53,7 +56,8 @@ export class ScreenStatusTracker extends EventEmitter {
       return;
     }
     // Nothing matched: keep the last reading; maybe fall back on quiet time.
-    const quiet = this.profile.status.quietReadyMs;
+    const base = this.profile.status.quietReadyMs;
+    const quiet = base === null ? null : this.isProtected() ? Math.max(base, this.profile.status.protectionMs ?? DEFAULT_PROTECTION_MS) : base;
     if (quiet !== null && this.quietTimer === undefined) {
       this.quietTimer = this.clock.setTimeout(() => {
         this.quietTimer = undefined;

@@ -1,4 +1,8 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import { withTaskBoard } from '../../store/board.js';
+import { locksHeldBy } from '../../store/file-safety.js';
+import { boardDbPath } from '../../store/settings.js';
 import { requestJson } from '../../a2a/http-json.js';
 import { SynapseError } from '../../errors.js';
 import { isPidAlive } from '../../registry/liveness.js';
@@ -62,6 +66,20 @@ export async function stopAgent(target: string, opts: { timeoutMs: number; force
   process.stdout.write(`killed ${label} (SIGKILL after SIGTERM timed out)\n`);
 }
 
+/** The file each agent holds a lock on (first of them, with a count), from its project's store. */
+function editingFiles(live: RegistryEntry[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const e of live) {
+    try {
+      const locks = locksHeldBy(e.working_dir, e.agent_id);
+      if (locks.length) out.set(e.agent_id, `${path.relative(e.working_dir, locks[0]!.path) || locks[0]!.path}${locks.length > 1 ? ` (+${locks.length - 1})` : ''}`);
+    } catch {
+      out.set(e.agent_id, '(file-safety db unreadable)');
+    }
+  }
+  return out;
+}
+
 export function listAgents(flags: { json?: boolean }): void {
   const live = openRegistry().listLive();
   if (flags.json) {
@@ -72,6 +90,7 @@ export function listAgents(flags: { json?: boolean }): void {
     process.stdout.write('No agents running. Start one with `synapse start echo` or `synapse claude`.\n');
     return;
   }
+  const editing = editingFiles(live);
   const rows = live.map((e: RegistryEntry) => [
     e.agent_id,
     e.name ?? '-',
@@ -80,16 +99,21 @@ export function listAgents(flags: { json?: boolean }): void {
     e.status,
     preview(e.current_task_preview, 32),
     String(e.port),
+    editing.get(e.agent_id) ?? '-',
     e.working_dir,
   ]);
-  process.stdout.write(`${renderTable(['ID', 'NAME', 'TYPE', 'ROLE', 'STATUS', 'CURRENT', 'PORT', 'WORKING_DIR'], rows)}\n`);
+  process.stdout.write(`${renderTable(['ID', 'NAME', 'TYPE', 'ROLE', 'STATUS', 'CURRENT', 'PORT', 'EDITING_FILE', 'WORKING_DIR'], rows)}\n`);
 }
 
 export async function agentStatus(target: string, flags: { json?: boolean }): Promise<void> {
   const { entry } = findAgent(target);
   const res = await requestJson<Record<string, unknown>>(`${entry.endpoint}/status`, { timeoutMs: 5000 });
   const live = res.status === 200 && res.body && typeof res.body === 'object' ? res.body : null;
-  const out = { ...entry, live };
+  const locks = locksHeldBy(entry.working_dir, entry.agent_id);
+  const boardTasks = fs.existsSync(boardDbPath(entry.working_dir))
+    ? withTaskBoard(entry.working_dir, (b) => b.list({ assignee: [entry.agent_id, ...(entry.name ? [entry.name] : [])], status: ['pending', 'in_progress'] }))
+    : [];
+  const out = { ...entry, live, locks, board_tasks: boardTasks };
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return;
@@ -105,6 +129,8 @@ export async function agentStatus(target: string, flags: { json?: boolean }): Pr
     `  accepting    ${live ? (live.ready_for_messages ? 'yes' : 'not yet (starting)') : 'unknown (agent did not answer)'}`,
     `  since        ${entry.registered_at}`,
     `  log          ${entry.log_file ?? '-'}`,
+    `  locks        ${locks.length ? locks.map((l) => `${l.path}${l.intent ? ` (${l.intent})` : ''}`).join(', ') : '-'}`,
+    `  board tasks  ${boardTasks.length ? boardTasks.map((t) => `${t.id.slice(0, 8)} ${t.status} ${t.subject}`).join('; ') : '-'}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -185,7 +185,7 @@ describe('agent lifecycle and registry', () => {
     expect(none.code).toBe(3);
     expect(none.stderr).toContain('no agent matches "nobody"');
     const list = await runCli(['list'], { env: t.env });
-    expect(list.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+TYPE\s+ROLE\s+STATUS\s+CURRENT\s+PORT\s+WORKING_DIR$/);
+    expect(list.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+TYPE\s+ROLE\s+STATUS\s+CURRENT\s+PORT\s+EDITING_FILE\s+WORKING_DIR$/);
     const stop = await runCli(['stop', 'two'], { env: t.env });
     expect(stop.code).toBe(0);
     await new Promise((r) => (b.child.exitCode !== null ? r(null) : b.child.once('close', r)));

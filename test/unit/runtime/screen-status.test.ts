@@ -8,10 +8,10 @@ describe('ScreenStatusTracker', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
-  function setup(profile: Profile) {
+  function setup(profile: Profile, isProtected: () => boolean = () => false) {
     let lines: string[] = [];
     let seq = 0;
-    const tracker = new ScreenStatusTracker(profile, () => ({ lines, seq }), systemClock);
+    const tracker = new ScreenStatusTracker(profile, () => ({ lines, seq }), systemClock, isProtected);
     const changes: ScreenReading[] = [];
     tracker.on('change', (r) => changes.push(r));
     const show = (next: string[]) => {
@@ -76,6 +76,17 @@ describe('ScreenStatusTracker', () => {
     vi.advanceTimersByTime(700);
     expect(changes).toHaveLength(0);
     vi.advanceTimersByTime(400);
+    expect(changes.map((c) => c.status)).toEqual(['READY']);
+  });
+
+  it('waits the protection time before a quiet fallback while locks are held or a task runs', () => {
+    const quiet: Profile = { ...echoProfile, status: { ...echoProfile.status, quietReadyMs: 1000, protectionMs: 5000 } };
+    const { changes, show } = setup(quiet, () => true);
+    show(['thinking silently']);
+    vi.advanceTimersByTime(SETTLE_MS + 1);
+    vi.advanceTimersByTime(3000);
+    expect(changes).toHaveLength(0);
+    vi.advanceTimersByTime(2100);
     expect(changes.map((c) => c.status)).toEqual(['READY']);
   });
 
