@@ -9,7 +9,8 @@ import http from 'node:http';
  * (ECHO_STARTUP_MS, delay before the first prompt), --swallow (ECHO_SWALLOW=1: accept input
  * but never show or answer it), --no-reply (ECHO_AUTO_REPLY=0: never answer [REPLY EXPECTED]
  * messages through the reply route, like an agent that forgets to reply). Directives inside a message: [[wait: SECONDS]] thinks that
- * long; [[exit: CODE]] exits mid-turn.
+ * long; [[exit: CODE]] exits mid-turn; [[ask: CMD]] first shows a permission menu (like the real
+ * CLIs' approval dialogs: arrows move, Enter picks, ESC denies).
  */
 const PROMPT = 'echo> ';
 const CONT = ' '.repeat(PROMPT.length);
@@ -59,6 +60,7 @@ class EchoAgent {
   private inPaste = false;
   private thinking: { timer: NodeJS.Timeout; spin: NodeJS.Timeout } | null = null;
   private ready = false;
+  private dialog: { command: string; selected: number; resolve: (allowed: boolean) => void } | null = null;
 
   constructor(private readonly opts: Options, private readonly out: NodeJS.WriteStream) {}
 
@@ -73,6 +75,10 @@ class EchoAgent {
 
   onInput(chunk: string): void {
     if (this.opts.swallow) return;
+    if (this.dialog) {
+      this.onDialogKey(chunk);
+      return;
+    }
     // A lone ESC (its own write) is the interrupt key; sequences are parsed below.
     if (chunk === '\x1b') {
       if (this.thinking) this.interrupt();
@@ -144,6 +150,35 @@ class EchoAgent {
     this.write(`${PROMPT}${this.buffer.replace(/\n/g, `\r\n${CONT}`)}`);
   }
 
+  /** `[[ask: CMD]]`: a permission menu like the real CLIs draw; arrows move, Enter picks. */
+  private ask(command: string, then: (allowed: boolean) => void): void {
+    this.dialog = { command, selected: 0, resolve: then };
+    this.drawDialog(false);
+  }
+
+  private drawDialog(redraw: boolean): void {
+    const d = this.dialog!;
+    const labels = ['Yes', 'Yes, and always allow it', 'No'];
+    const rows = [`Allow this? run: ${d.command}`, ...labels.map((l, i) => `${i === d.selected ? '❯' : ' '} ${i + 1}. ${l}`)];
+    this.write(`${redraw ? '\x1b[3A\r' : ''}${rows.map((r) => `\x1b[2K${r}`).join('\r\n')}`);
+  }
+
+  private onDialogKey(chunk: string): void {
+    const d = this.dialog!;
+    if (chunk === '\x1b[A' || chunk === '\x1b[B') {
+      d.selected = Math.min(2, Math.max(0, d.selected + (chunk === '\x1b[B' ? 1 : -1)));
+      this.drawDialog(true);
+      return;
+    }
+    if (/^[123]$/.test(chunk)) d.selected = Number(chunk) - 1; // a digit picks that choice at once
+    else if (chunk !== '\r' && chunk !== '\x1b') return;
+    const allowed = chunk !== '\x1b' && d.selected !== 2;
+    this.dialog = null;
+    // Replace the menu with one line saying what happened.
+    this.write(`\x1b[3A\r\x1b[J${allowed ? 'allowed' : 'denied'}: ${d.command}\r\n`);
+    d.resolve(allowed);
+  }
+
   private submit(): void {
     const text = this.buffer;
     this.buffer = '';
@@ -152,6 +187,17 @@ class EchoAgent {
       this.drawPrompt();
       return;
     }
+    const ask = /\[\[ask:\s*(.+?)\]\]/.exec(text);
+    if (ask) {
+      this.ask(ask[1]!, (allowed) => {
+        this.answer(text.replace(ask[0], allowed ? '(allowed)' : '(denied)'));
+      });
+      return;
+    }
+    this.answer(text);
+  }
+
+  private answer(text: string): void {
     const exit = /\[\[exit:\s*(\d+)\]\]/.exec(text);
     const wait = /\[\[wait:\s*([\d.]+)\]\]/.exec(text);
     const thinkMs = wait ? Number(wait[1]) * 1000 : this.opts.thinkMs;

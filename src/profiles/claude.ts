@@ -35,6 +35,8 @@ export const claudeProfile: Profile = {
   env: {},
   ports: PORT_RANGES.claude,
   resumeFlags: ['--resume', '--continue', '-r', '-c'],
+  permission: { question: /Do you want to (proceed|make this edit|create|allow)|Do you trust the files in this folder/, select: 'digit' },
+  autoApproveArgs: ['--dangerously-skip-permissions'],
   // A CR in the same write as the paste is taken as part of it; 50 ms apart always submits.
   submit: { bracketedPaste: true, key: '\r', delayMs: 50, confirmMs: 3000 },
   interrupt: { kind: 'key', key: '\x1b' },

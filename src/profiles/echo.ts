@@ -20,17 +20,18 @@ export const echoProfile: Profile = {
   env: {},
   ports: PORT_RANGES.echo,
   resumeFlags: ['--resume'],
+  permission: { question: /Allow this\?/, select: 'digit' },
   submit: { bracketedPaste: true, key: '\r', delayMs: 5, confirmMs: 1500 },
   interrupt: { kind: 'key', key: '\x1b' },
   status: {
-    waiting: [{ patterns: [/\[y\/n\]\s*$/i], lastRows: 1 }],
+    waiting: [{ patterns: [/^Allow this\?/] }],
     processing: [{ patterns: [/esc to interrupt/], lastRows: 2 }],
     ready: [{ patterns: [PROMPT], lastRows: 1 }],
     quietReadyMs: null,
   },
   inputText(view) {
     const last = trimTrailingBlank(view.lines).at(-1) ?? '';
-    return PROMPT.test(last) ? last.slice('echo> '.length) : null;
+    return PROMPT.test(last) ? last.slice('echo> '.length).trim() : null;
   },
   idleConfirmMs: 0,
   cleanOutput(lines: string[]): string {

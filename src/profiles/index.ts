@@ -1,10 +1,12 @@
 import { SynapseError } from '../errors.js';
 import { claudeProfile } from './claude.js';
+import { codexProfile } from './codex.js';
 import { echoProfile } from './echo.js';
+import { geminiProfile } from './gemini.js';
 import { PORT_RANGES } from './ports.js';
 import type { Profile, ProfileId } from './types.js';
 
-const PROFILES: Profile[] = [claudeProfile, echoProfile];
+const PROFILES: Profile[] = [claudeProfile, geminiProfile, codexProfile, echoProfile];
 
 export function listProfiles(): Profile[] {
   return [...PROFILES];

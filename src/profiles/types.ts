@@ -36,6 +36,8 @@ export interface SubmitSpec {
    * `delivery_unconfirmed`.
    */
   confirmMs: number;
+  /** After the very first READY, wait this long before the first input (Gemini drops earlier input). */
+  firstInputDelayMs?: number;
 }
 
 export type InterruptSpec = { kind: 'key'; key: string } | { kind: 'signal'; signal: NodeJS.Signals };
@@ -79,6 +81,14 @@ export interface Profile {
      */
     protectionMs?: number;
   };
+  /**
+   * How to read and answer the CLI's approval dialog: the question row of its numbered menu, and
+   * whether a choice is picked by typing its number (seen to work in Claude Code, Codex and
+   * Gemini CLI) or by arrows + Enter.
+   */
+  permission?: { question: RegExp; select: 'digit' | 'arrows' };
+  /** CLI flag that turns on the CLI's own auto-approval (`synapse <profile> --auto-approve`). */
+  autoApproveArgs?: string[];
   /**
    * The text currently in the CLI's input box ('' when empty), or null when no input box is
    * visible. A task is finished only once its text has left the box.

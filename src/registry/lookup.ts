@@ -4,7 +4,7 @@ import { FileRegistry } from './registry.js';
 import { resolveTarget } from './targets.js';
 
 /** Type aliases users may type as a target (kept here so registry/ needs no profiles import). */
-export const TYPE_ALIASES: Record<string, string> = { dummy: 'echo', 'claude-code': 'claude' };
+export const TYPE_ALIASES: Record<string, string> = { dummy: 'echo', 'claude-code': 'claude', 'codex-cli': 'codex', 'gemini-cli': 'gemini' };
 
 export function openRegistry(env: Env = process.env): FileRegistry {
   return new FileRegistry(registryDir(env));

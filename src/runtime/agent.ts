@@ -5,6 +5,7 @@ import type { Task } from '../a2a/task.js';
 import { messageText } from '../a2a/task.js';
 import { renderStartupInstruction } from '../config/instructions.js';
 import { agentStateDir, logsDir, messageFileDir, registryDir, replyDir, type Env } from '../config/paths.js';
+import { viewOf } from '../profiles/screen-rules.js';
 import type { AgentStatus, Profile } from '../profiles/types.js';
 import type { RegistryEntry } from '../registry/entry.js';
 import { HEARTBEAT_MS } from '../registry/liveness.js';
@@ -54,6 +55,8 @@ export interface RunningAgent {
 }
 
 const HEADLESS_SIZE = { cols: 120, rows: 40 };
+/** A delivery waits until the human has not typed for this long. */
+const USER_IDLE_MS = 2000;
 
 function preview(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -153,7 +156,16 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     clock,
     framing: { longMessageThreshold: Number.isFinite(threshold) && threshold > 0 ? threshold : DEFAULT_LONG_MESSAGE_THRESHOLD, messageDir: msgDir },
     turnDone: (taskId, output) => replies.turnDone(taskId, output),
+    ...(opts.headless ? {} : { holdForUser: () => holdForUser() }),
   });
+  // Foreground: the human shares the terminal with incoming messages.
+  let lastUserInputAt = 0;
+  const holdForUser = (): number => {
+    const sinceTyping = clock.now() - lastUserInputAt;
+    if (sinceTyping < USER_IDLE_MS) return USER_IDLE_MS - sinceTyping;
+    const typed = profile.inputText(viewOf(screen.viewport()))?.trim();
+    return typed ? USER_IDLE_MS : 0;
+  };
   const graceMs = Number(env.SYNAPSE_REPLY_GRACE ?? '') * 1000;
   const replies = new ReplyCoordinator({
     tasks,
@@ -304,6 +316,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     popReply: (select) => replies.pop(select),
     peekReply: (select) => replies.peek(select),
     reply: (input) => replies.reply(input),
+    respond: (taskId, choice) => delivery.respond(taskId, choice),
     events,
     getTask: (id) => tasks.get(id),
     listTasks: (o) => store.list(o),
@@ -351,7 +364,9 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
         screen.resize(cols, rows);
         tracker.onOutput();
       },
-      () => undefined,
+      () => {
+        lastUserInputAt = clock.now();
+      },
     );
   }
 

@@ -2,7 +2,9 @@ import { EventEmitter } from 'node:events';
 import { TERMINAL_STATES, type Task } from '../a2a/task.js';
 import { viewOf } from '../profiles/screen-rules.js';
 import { squash } from '../profiles/text.js';
-import type { Profile } from '../profiles/types.js';
+import { menuKeys, parseNumberedDialog, pickChoice, type PermissionPrompt } from '../profiles/permission.js';
+import type { PermissionChoice, Profile } from '../profiles/types.js';
+import { SynapseError } from '../errors.js';
 import type { Clock } from './clock.js';
 import { frameMessage, type FramingOptions } from './framing.js';
 import type { Injector } from './injector.js';
@@ -30,6 +32,7 @@ interface InFlight {
 /** Between a submit key and an interrupt key, so the CLI reads them as two key presses. */
 const SUBMIT_TO_INTERRUPT_MS = 50;
 const SIGNATURE_CHARS = 48;
+const KEY_GAP_MS = 40;
 
 /** Lines that appeared since `before`: everything from the first row that differs. */
 export function linesSince(before: string[], after: string[]): string[] {
@@ -48,7 +51,15 @@ export interface DeliveryDeps {
   framing: FramingOptions;
   /** The CLI is idle again after a task's turn: the caller completes the task (now or later). */
   turnDone: (taskId: string, output: string) => void;
+  /**
+   * Foreground only: how long to hold deliveries for the human (unsent text in the input box,
+   * or typing in the last moments); 0 = go ahead.
+   */
+  holdForUser?: () => number;
 }
+
+/** How often a delivery held for the human is retried. */
+const USER_HOLD_RECHECK_MS = 250;
 
 /**
  * The inbox pump. Delivers one queued task at a time, only on a fresh READY reading; proves the
@@ -61,6 +72,8 @@ export class DeliveryLoop extends EventEmitter {
   /** After an interrupt or cancel, wait for a reading newer than this before delivering. */
   private holdUntilSeq = -1;
   private exited = false;
+  private userHoldTimer: NodeJS.Timeout | undefined;
+  private firstReadyAt: number | null = null;
 
   constructor(private readonly deps: DeliveryDeps) {
     super();
@@ -160,18 +173,63 @@ export class DeliveryLoop extends EventEmitter {
         this.confirm(f, 'busy');
         this.deps.clock.clearTimeout(f.confirmTimer);
         f.confirmTimer = undefined;
+        if (r.status === 'WAITING') this.enterWaiting(f);
+        else this.leaveWaiting(f);
         return;
       }
+      this.leaveWaiting(f);
       this.maybeFinish(f);
       return;
     }
     if (r.status === 'READY') this.pump();
   }
 
+  /** The CLI shows its approval dialog: the task becomes input-required with the choices. */
+  private enterWaiting(f: InFlight): void {
+    const task = this.deps.tasks.store.get(f.taskId);
+    if (!task || task.status.state !== 'working') return;
+    const permission = this.currentDialog() ?? { prompt: 'the CLI is waiting for an answer', choices: [], selected: null };
+    this.deps.tasks.transition(f.taskId, 'input-required', { message: permission.prompt, metadata: { permission: { prompt: permission.prompt, choices: permission.choices } } });
+  }
+
+  /** The dialog left the screen: back to working (no sticky WAITING). */
+  private leaveWaiting(f: InFlight): void {
+    const task = this.deps.tasks.store.get(f.taskId);
+    if (task?.status.state === 'input-required') this.deps.tasks.transition(f.taskId, 'working', { metadata: { permission: null } });
+  }
+
+  private currentDialog(): PermissionPrompt | null {
+    const question = this.deps.profile.permission?.question;
+    return question ? parseNumberedDialog(this.deps.screen.viewport(), question) : null;
+  }
+
+  /**
+   * Answers the approval dialog of the task in flight with the keys that select `choice`
+   * (a key such as "3", or approve/deny); deny selects the deny option, never a bare Enter.
+   */
+  respond(taskId: string, choice: string): { task: Task; choice: PermissionChoice } {
+    const task = this.deps.tasks.get(taskId);
+    if (task.status.state !== 'input-required' || this.inflight?.taskId !== task.id) {
+      throw new SynapseError('conflict', `task ${task.id} is not waiting for an answer (it is ${task.status.state})`);
+    }
+    const dialog = this.currentDialog();
+    if (!dialog) throw new SynapseError('conflict', 'no approval dialog is on the screen any more');
+    const picked = pickChoice(dialog.choices, choice);
+    if (!picked) {
+      throw new SynapseError('invalid_input', `"${choice}" is not one of the choices: ${dialog.choices.map((c) => `${c.key}. ${c.label}`).join(' | ')}`);
+    }
+    const keys = this.deps.profile.permission?.select === 'arrows' ? menuKeys(dialog, picked) : [picked.key];
+    // One key per write, a little apart, so the TUI sees separate key presses.
+    keys.forEach((k, i) => this.deps.clock.setTimeout(() => this.deps.injector.keys(k), i * KEY_GAP_MS));
+    return { task, choice: picked };
+  }
+
   /** Echo check: the framed text (its first characters) shows on screen after the submit. */
   private checkEcho(): void {
     const f = this.inflight;
     if (!f || f.confirmed || f.seqAtSubmit < 0) return;
+    // Seen outside the input box: text still sitting in the box was not submitted.
+    if ((this.deps.profile.inputText(viewOf(this.deps.screen.viewport())) ?? '') !== '') return;
     const delta = squash(linesSince(f.beforeLines, this.deps.screen.allLines()).join(''));
     if (delta.includes(f.signature)) this.confirm(f, 'echo');
   }
@@ -241,6 +299,23 @@ export class DeliveryLoop extends EventEmitter {
     if (!reading || reading.status !== 'READY' || reading.seq <= this.holdUntilSeq) return;
     const next = this.deps.tasks.store.queued()[0];
     if (!next) return;
+    this.firstReadyAt ??= this.deps.clock.now();
+    const settle = (this.deps.profile.submit.firstInputDelayMs ?? 0) - (this.deps.clock.now() - this.firstReadyAt);
+    if (settle > 0) {
+      this.deps.clock.setTimeout(() => this.pump(), settle);
+      return;
+    }
+    // Never type into a human's half-written prompt; only priority 5 goes through.
+    const hold = next.priority >= 5 ? 0 : (this.deps.holdForUser?.() ?? 0);
+    if (hold > 0) {
+      if (!this.userHoldTimer) {
+        this.userHoldTimer = this.deps.clock.setTimeout(() => {
+          this.userHoldTimer = undefined;
+          this.pump();
+        }, Math.min(hold, USER_HOLD_RECHECK_MS));
+      }
+      return;
+    }
     this.deliver(next);
   }
 

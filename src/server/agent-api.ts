@@ -30,4 +30,6 @@ export interface AgentApi {
   /** Completes the waiting task with the reply and posts it to an agent sender. */
   reply(input: { text: string } & ReplySelect): Promise<{ task: Task; entry: ReplyEntry | null; forward: ForwardResult }>;
   events: TaskEvents;
+  /** Answers the CLI's approval dialog of an input-required task. */
+  respond(taskId: string, choice: string): { task: Task; choice: { key: string; label: string } };
 }

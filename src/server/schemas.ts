@@ -73,3 +73,8 @@ export const ReplySelectQuerySchema = Type.Object({
 export const StreamQuerySchema = Type.Object({
   last_event_id: Type.Optional(Type.Integer({ minimum: 0 })),
 });
+
+export const RespondBodySchema = Type.Object({
+  /** A choice key ("1", "3") or approve / deny / yes / no. */
+  choice: Type.String({ minLength: 1, maxLength: 200 }),
+});

@@ -72,6 +72,19 @@ export function registerMessagingCommands(program: Command): void {
     });
 
   program
+    .command('respond')
+    .description("Answer the approval dialog (permission prompt) a target's CLI is showing")
+    .argument('<target>', 'name, agent id, type-port or type')
+    .argument('<choice>', 'the choice key (1, 2, 3 …) or approve / deny')
+    .option('--task <id>', 'the input-required task (default: the one waiting)')
+    .option('--json', 'print JSON')
+    .addHelpText('after', '\nThe task shows the dialog in metadata.permission {prompt, choices}. Deny always selects the\ndeny option, never a bare Enter.\n\nExamples:\n  synapse respond claude approve\n  synapse respond codex 3')
+    .action(async (target: string, choice: string, flags) => {
+      const { respondCommand } = await import('./respond.js');
+      await respondCommand(target, choice, flags);
+    });
+
+  program
     .command('broadcast')
     .description('Send a message to every other agent in this working directory (or all with --all)')
     .argument('[message]', 'the message')

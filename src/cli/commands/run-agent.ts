@@ -10,6 +10,14 @@ interface Flags {
   host?: string | undefined;
   headless?: boolean | undefined;
   json?: boolean | undefined;
+  autoApprove?: boolean | undefined;
+}
+
+/** The CLI args: `--auto-approve` becomes the CLI's own flag, then the user's `-- args`. */
+function cliArgsFor(profile: ReturnType<typeof getProfile>, cliArgs: string[], autoApprove: boolean | undefined): string[] {
+  if (!autoApprove) return cliArgs;
+  if (!profile.autoApproveArgs) throw new SynapseError('usage', `the ${profile.id} profile has no auto-approve flag`);
+  return [...profile.autoApproveArgs, ...cliArgs];
 }
 
 function checkInstalled(command: string): void {
@@ -27,7 +35,7 @@ export async function runForeground(profileName: string, cliArgs: string[], flag
   const agent = await startAgent({
     profile,
     headless,
-    cliArgs,
+    cliArgs: cliArgsFor(profile, cliArgs, flags.autoApprove),
     cwd: process.cwd(),
     env: process.env,
     ...(flags.name ? { name: flags.name } : {}),
@@ -48,6 +56,10 @@ export async function startBackground(profileName: string, cliArgs: string[], fl
   if (flags.role) args.push('--role', flags.role);
   if (flags.port !== undefined) args.push('--port', String(flags.port));
   if (flags.host) args.push('--host', flags.host);
+  if (flags.autoApprove) {
+    cliArgsFor(profile, [], true);
+    args.push('--auto-approve');
+  }
   if (cliArgs.length) args.push('--', ...cliArgs);
   const { launchBackground } = await import('../../runtime/launch.js');
   const { entry, logFile } = await launchBackground({ profileArgs: args, env: process.env, cwd: process.cwd() });

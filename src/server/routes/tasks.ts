@@ -8,7 +8,7 @@ const RETRY_AFTER_S = 5;
 
 /** Synapse's message routes: send (optionally with priority), get, list, cancel. */
 export const taskRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async (app, { api }) => {
-  const { PriorityQuerySchema, SendBodySchema, TaskIdParamsSchema, TaskListQuerySchema } = await loadSchemas('schemas');
+  const { PriorityQuerySchema, SendBodySchema, TaskIdParamsSchema, TaskListQuerySchema, RespondBodySchema } = await loadSchemas('schemas');
   const send = (priority: number, body: SendBody) => {
     const metadata = (body.metadata ?? {}) as TaskMetadata;
     // Until start-up is done only urgent messages and answers get through; others retry.
@@ -34,6 +34,12 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async (a
   app.get('/tasks', { schema: { querystring: TaskListQuerySchema } }, async (req) => ({ tasks: api.listTasks(req.query) }));
 
   app.get('/tasks/:id', { schema: { params: TaskIdParamsSchema } }, async (req) => ({ task: api.getTask(req.params.id) }));
+
+  /** Answers the CLI's approval dialog of an input-required task (keys that select the choice). */
+  app.post('/tasks/:id/respond', { schema: { params: TaskIdParamsSchema, body: RespondBodySchema } }, async (req) => {
+    const { task, choice } = api.respond(req.params.id, req.body.choice);
+    return { task: api.getTask(task.id), choice };
+  });
 
   app.post('/tasks/:id/cancel', { schema: { params: TaskIdParamsSchema } }, async (req) => ({ task: api.cancelTask(req.params.id) }));
 };

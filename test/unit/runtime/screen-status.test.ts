@@ -58,9 +58,9 @@ describe('ScreenStatusTracker', () => {
 
   it('checks WAITING before PROCESSING', () => {
     const { changes, show } = setup(echoProfile);
-    show(['Overwrite the file? [y/n] ', '(esc to interrupt)']);
+    show(['echo> hi', '⠋ Thinking… (esc to interrupt)']);
     vi.advanceTimersByTime(SETTLE_MS + 1);
-    show(['(esc to interrupt)', 'Overwrite the file? [y/n] ']);
+    show(['Allow this? run: rm -rf build', '❯ 1. Yes', '  2. Yes, and always allow it', '  3. No', '(esc to interrupt)']);
     vi.advanceTimersByTime(SETTLE_MS + 1);
     expect(changes.map((c) => c.status)).toEqual(['PROCESSING', 'WAITING']);
   });

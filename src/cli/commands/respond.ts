@@ -1,0 +1,20 @@
+import { requestJson } from '../../a2a/http-json.js';
+import type { Task } from '../../a2a/task.js';
+import { SynapseError } from '../../errors.js';
+import { findAgent } from '../../registry/lookup.js';
+
+/** `synapse respond <target> <choice>`: answers the approval dialog the target's CLI shows. */
+export async function respondCommand(target: string, choice: string, flags: { task?: string; json?: boolean }): Promise<void> {
+  const { entry } = findAgent(target);
+  let taskId = flags.task;
+  if (!taskId) {
+    const waiting = await requestJson<{ tasks: Task[] }>(`${entry.endpoint}/tasks?state=input-required&limit=2`);
+    const tasks = waiting.body.tasks ?? [];
+    if (tasks.length === 0) throw new SynapseError('conflict', `${entry.name ?? entry.agent_id} has no task waiting for an answer`);
+    taskId = tasks[0]!.id;
+  }
+  const res = await requestJson<{ task?: Task; choice?: { key: string; label: string }; error?: { message: string } }>(`${entry.endpoint}/tasks/${taskId}/respond`, { body: { choice } });
+  if (res.status !== 200 || !res.body.task) throw new SynapseError(res.status === 400 ? 'invalid_input' : 'conflict', res.body.error?.message ?? `respond failed: ${res.status}`);
+  if (flags.json) process.stdout.write(`${JSON.stringify({ task_id: res.body.task.id, choice: res.body.choice })}\n`);
+  else process.stdout.write(`answered "${res.body.choice!.key}. ${res.body.choice!.label}" for task ${res.body.task.id.slice(0, 8)}\n`);
+}

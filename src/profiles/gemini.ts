@@ -1,0 +1,86 @@
+import { PORT_RANGES } from './ports.js';
+import { squash, trimBlankEdges } from './text.js';
+import type { Profile } from './types.js';
+
+const TOP = /^▄{10,}/;
+const BOTTOM = /^▀{10,}/;
+const PROMPT = /^\s*>\s/;
+const PLACEHOLDER = /Type your message or @path\/to\/file/;
+const RESPONSE_MARK = /^✦\s?/;
+const CHROME = /\? for shortcuts|Shift\+Tab to accept edits|^\s*workspace \(\/directory\)|no sandbox|^\s*\/tmp\/|esc to cancel|^─{10,}/;
+
+/** The input box: a `>` row between a ▄▄▄ rule above and a ▀▀▀ rule below, the last such box. */
+function inputBox(rows: string[]): number {
+  for (let i = rows.length - 2; i > 0; i--) {
+    if (PROMPT.test(rows[i] ?? '') && TOP.test(rows[i - 1] ?? '') && BOTTOM.test(rows[i + 1] ?? '')) return i;
+  }
+  return -1;
+}
+
+/** The rows between the last input box and the transcript: Gemini's status line lives there. */
+function statusRow(rows: string[]): string {
+  const i = inputBox(rows);
+  const from = i < 0 ? Math.max(0, rows.length - 8) : Math.max(0, i - 6);
+  return rows.slice(from, i < 0 ? rows.length : i).join('\n');
+}
+
+/**
+ * Gemini CLI (observed on 0.61.0): the input box is a `>` row between ▄▄▄ and ▀▀▀ rules,
+ * showing `Type your message or @path/to/file` when empty; working shows `esc to cancel`;
+ * approvals ask `Allow execution of …?`.
+ */
+export const geminiProfile: Profile = {
+  id: 'gemini',
+  aliases: ['gemini-cli'],
+  displayName: 'Gemini CLI',
+  description: 'Google Gemini CLI wrapped by Synapse.',
+  command: 'gemini',
+  args: [],
+  env: { COLORTERM: 'truecolor' },
+  ports: PORT_RANGES.gemini,
+  resumeFlags: ['--resume'],
+  permission: { question: /Allow execution of|Apply this change\?|Allow edit/, select: 'digit' },
+  autoApproveArgs: ['--yolo'],
+  // The CR must come at least 60 ms after the paste or Gemini takes it as part of the paste.
+  submit: { bracketedPaste: true, key: '\r', delayMs: 100, confirmMs: 3000, firstInputDelayMs: 500 },
+  interrupt: { kind: 'key', key: '\x1b' },
+  status: {
+    waiting: [{ patterns: [/Allow execution of|Apply this change\?/] }],
+    // Only the status row above the (last) input box counts: a resize leaves stale copies above.
+    processing: [{ patterns: [], match: (rows) => statusRow(rows).includes('esc to cancel') }],
+    ready: [{ patterns: [], match: (rows) => inputBox(rows) >= 0 }],
+    quietReadyMs: null,
+  },
+  inputText(view) {
+    const i = inputBox(view.lines);
+    if (i < 0) return null;
+    const row = view.lines[i] ?? '';
+    return PLACEHOLDER.test(row) ? '' : row.replace(PROMPT, '').trim();
+  },
+  idleConfirmMs: 500,
+  cleanOutput(lines: string[], userText: string): string {
+    const rows = lines.map((l) => l.replace(/\s+$/, ''));
+    const user = squash(userText);
+    let start = 0;
+    for (let i = rows.length - 1; i >= 0; i--) {
+      const row = rows[i] ?? '';
+      const echoed = squash(row.replace(PROMPT, ''));
+      if (PROMPT.test(row) && !PLACEHOLDER.test(row) && echoed.length > 0 && user.startsWith(echoed.slice(0, 40))) {
+        start = i + 1;
+        break;
+      }
+    }
+    const out: string[] = [];
+    let inBox = false;
+    for (const line of rows.slice(start)) {
+      if (/^\s*╭/.test(line)) inBox = true; // tool call boxes
+      if (inBox) {
+        if (/^\s*╰/.test(line)) inBox = false;
+        continue;
+      }
+      if (TOP.test(line) || BOTTOM.test(line) || PROMPT.test(line) || CHROME.test(line)) continue;
+      out.push(line.replace(RESPONSE_MARK, '').replace(/^ {2}/, ''));
+    }
+    return trimBlankEdges(out).join('\n');
+  },
+};

@@ -1,0 +1,96 @@
+import { createRequire } from 'node:module';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { artifactText, BIN, cleanupAll, freePort, getJson, postJson, ROOT, runCli, startHeadless, tempHome, textMessage, waitFor, waitForTask } from '../../support/synapse.js';
+
+const require = createRequire(import.meta.url);
+const pty = require('node-pty') as typeof import('node-pty');
+
+describe('approval dialogs become input-required', () => {
+  const t = tempHome();
+  afterEach(cleanupAll);
+  afterAll(() => t.cleanup());
+
+  async function waitingTask(endpoint: string, id: string) {
+    return waitFor(async () => {
+      const task = (await getJson(`${endpoint}/tasks/${id}`)).body.task;
+      return task.status.state === 'input-required' ? task : null;
+    }, 5000, 'input-required');
+  }
+
+  it('exposes the dialog choices and approves remotely', async () => {
+    const a = await startHeadless('echo', { env: t.env });
+    const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('clean up [[ask: rm -rf build]]'));
+    const task = await waitingTask(a.endpoint, sent.body.task.id);
+    expect(task.metadata.permission).toEqual({
+      prompt: 'Allow this? run: rm -rf build',
+      choices: [
+        { key: '1', label: 'Yes' },
+        { key: '2', label: 'Yes, and always allow it' },
+        { key: '3', label: 'No' },
+      ],
+    });
+    expect((await getJson(`${a.endpoint}/status`)).body.status).toBe('WAITING');
+    const r = await postJson(`${a.endpoint}/tasks/${task.id}/respond`, { choice: 'approve' });
+    expect(r.status).toBe(200);
+    expect(r.body.choice).toEqual({ key: '1', label: 'Yes' });
+    const done = await waitForTask(a.endpoint, task.id);
+    expect(done.status.state).toBe('completed');
+    expect(artifactText(done)).toContain('allowed: rm -rf build');
+    expect(done.metadata.permission).toBeNull();
+  });
+
+  it('deny selects the deny option (not Enter on the highlighted Yes), via synapse respond', async () => {
+    const a = await startHeadless('echo', { env: t.env, args: ['--name', 'asker'] });
+    const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('[[ask: git push --force]]'));
+    await waitingTask(a.endpoint, sent.body.task.id);
+    const r = await runCli(['respond', 'asker', 'deny', '--json'], { env: t.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).choice).toEqual({ key: '3', label: 'No' });
+    const done = await waitForTask(a.endpoint, sent.body.task.id);
+    expect(artifactText(done)).toContain('denied: git push --force');
+    expect(artifactText(done)).not.toContain('allowed');
+  });
+
+  it('rejects a choice that is not on the menu and a task that is not waiting', async () => {
+    const a = await startHeadless('echo', { env: t.env });
+    const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('[[ask: make]]'));
+    await waitingTask(a.endpoint, sent.body.task.id);
+    const bad = await postJson(`${a.endpoint}/tasks/${sent.body.task.id}/respond`, { choice: 'maybe' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('1. Yes');
+    await postJson(`${a.endpoint}/tasks/${sent.body.task.id}/respond`, { choice: '2' });
+    await waitForTask(a.endpoint, sent.body.task.id);
+    const late = await postJson(`${a.endpoint}/tasks/${sent.body.task.id}/respond`, { choice: '1' });
+    expect(late.status).toBe(409);
+  });
+});
+
+describe('foreground: never type into a human\'s prompt', () => {
+  const t = tempHome();
+  afterAll(() => t.cleanup());
+
+  it('holds a delivery while the user has unsent text, delivers once the box is empty', async () => {
+    const port = await freePort();
+    const term = pty.spawn(process.execPath, [BIN, 'echo', '--port', String(port)], { name: 'xterm-256color', cols: 100, rows: 30, cwd: ROOT, env: t.env as Record<string, string> });
+    let out = '';
+    term.onData((d) => (out += d));
+    const endpoint = `http://127.0.0.1:${port}`;
+    try {
+      await waitFor(async () => (await getJson(`${endpoint}/status`)).body.ready_for_messages, 15_000, 'ready');
+      term.write('half-written');
+      const sent = await postJson(`${endpoint}/tasks/send`, textMessage('from a peer'));
+      // While the text sits in the box (and beyond the 2 s idle time), nothing is typed into it.
+      await new Promise((r) => setTimeout(r, 2600));
+      expect((await getJson(`${endpoint}/tasks/${sent.body.task.id}`)).body.task.status.state).toBe('submitted');
+      expect(out).not.toContain('half-writtenA2A');
+      term.write('\x7f'.repeat('half-written'.length));
+      const done = await waitForTask(endpoint, sent.body.task.id, 10_000);
+      expect(artifactText(done)).toBe('ECHO: A2A: from a peer');
+      // The user's words were never submitted or mixed into the delivery.
+      expect(out).not.toContain('ECHO: half-written');
+    } finally {
+      term.kill('SIGTERM');
+      await waitFor(async () => (await fetch(`${endpoint}/status`).then(() => false).catch(() => true)), 5000, 'agent to stop').catch(() => term.kill('SIGKILL'));
+    }
+  });
+});

@@ -1,0 +1,169 @@
+// Fresh, throw-away HOME directories for the real agent CLIs, pointed at the mock model server.
+//
+//   const server = await startMockModelServer();
+//   const h = await prepareClaudeHome({ baseUrl: server.url });
+//   spawn(claudeBin(), [], { cwd: h.cwd, env: h.env }) ... ; await h.cleanup();
+//
+// Each function returns {env, cwd, home, cleanup, bin, args}. `env` is a complete environment
+// (not merged with process.env beyond PATH and a few basics), so nothing leaks in from the real
+// home: no real API keys, no real ~/.claude, ~/.codex or ~/.gemini. Auto-updaters are off.
+
+import { mkdtemp, mkdir, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+/** Where the pinned CLIs are installed (`cd test/e2e/clis && npm install`). */
+export const CLIS_DIR = resolve(HERE, '../e2e/clis');
+
+/** Pinned versions; keep in step with test/e2e/clis/package.json. */
+export const CLI_VERSIONS = { claude: '2.1.197', codex: '0.171.0', gemini: '0.61.0' };
+
+export function cliBin(name) {
+  return join(CLIS_DIR, 'node_modules', '.bin', name);
+}
+
+/** API keys the mock accepts (it accepts anything). Claude's is ≤ 20 chars: it approves keys by their last 20. */
+export const MOCK_KEYS = { anthropic: 'sk-ant-mock-key-0001', openai: 'sk-mock-openai-0001', gemini: 'mock-gemini-key-0001' };
+
+async function makeDirs(prefix) {
+  const root = await realpath(await mkdtemp(join(tmpdir(), `synapse-${prefix}-`)));
+  const home = join(root, 'home');
+  const cwd = join(root, 'project');
+  // A private TMPDIR: whatever the CLI leaves there goes with cleanup(), and Codex does not
+  // refuse its helper binaries ("Refusing to create helper binaries under temporary dir").
+  const tmp = join(root, 'tmp');
+  for (const dir of [home, cwd, tmp]) await mkdir(dir, { recursive: true });
+  return {
+    root,
+    home,
+    cwd,
+    tmp,
+    cleanup: () => rm(root, { recursive: true, force: true, maxRetries: 3 }),
+  };
+}
+
+/** The environment every CLI run gets: a clean HOME/XDG tree, a real PATH, a 256-colour terminal. */
+function baseEnv(d, extra) {
+  const home = d.home;
+  const env = {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: home,
+    USER: process.env.USER ?? 'root',
+    LOGNAME: process.env.LOGNAME ?? process.env.USER ?? 'root',
+    SHELL: '/bin/bash',
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    TERM: 'xterm-256color',
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    TMPDIR: d.tmp,
+    NO_UPDATE_NOTIFIER: '1',
+    CI: '',
+    ...extra,
+  };
+  for (const [k, v] of Object.entries(env)) if (v === '') delete env[k];
+  return env;
+}
+
+async function writeJson(path, value) {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * Claude Code. `auth: 'token'` uses ANTHROPIC_AUTH_TOKEN (no key-approval dialog at all);
+ * `auth: 'key'` uses ANTHROPIC_API_KEY, pre-approved in .claude.json.
+ * `skipPermissions` adds --dangerously-skip-permissions (as root this needs IS_SANDBOX=1).
+ */
+export async function prepareClaudeHome({ baseUrl, auth = 'key', skipPermissions = false, extraEnv = {} }) {
+  const d = await makeDirs('claude');
+  const key = MOCK_KEYS.anthropic;
+  await writeJson(join(d.home, '.claude.json'), {
+    hasCompletedOnboarding: true,
+    // Claude Code compares the last 20 characters of the key.
+    customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
+    ...(skipPermissions ? { skipDangerousModePermissionPrompt: true } : {}),
+    projects: { [d.cwd]: { hasTrustDialogAccepted: true, allowedTools: [] } },
+  });
+  await writeJson(join(d.home, '.claude', 'settings.json'), {
+    env: { DISABLE_AUTOUPDATER: '1' },
+    ...(skipPermissions ? { skipDangerousModePermissionPrompt: true } : {}),
+  });
+  const env = baseEnv(d, {
+    ANTHROPIC_BASE_URL: baseUrl,
+    ...(auth === 'token' ? { ANTHROPIC_AUTH_TOKEN: key } : { ANTHROPIC_API_KEY: key }),
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    ...(skipPermissions ? { IS_SANDBOX: '1' } : {}),
+    ...extraEnv,
+  });
+  const args = skipPermissions ? ['--dangerously-skip-permissions'] : [];
+  return { ...d, env, bin: cliBin('claude'), args };
+}
+
+/** Codex CLI, with CODEX_HOME/config.toml naming the mock as a Responses-API provider. */
+export async function prepareCodexHome({
+  baseUrl,
+  model = 'gpt-5.5',
+  migrationTarget = 'gpt-6-sol',
+  extraEnv = {},
+  extraConfig = '',
+}) {
+  const d = await makeDirs('codex');
+  const codexHome = join(d.home, '.codex');
+  await mkdir(codexHome, { recursive: true });
+  const toml = [
+    `model = ${JSON.stringify(model)}`,
+    'model_provider = "mock"',
+    'check_for_update_on_startup = false',
+    '',
+    '[model_providers.mock]',
+    'name = "mock"',
+    `base_url = ${JSON.stringify(`${baseUrl}/v1`)}`,
+    'wire_api = "responses"',
+    'env_key = "OPENAI_API_KEY"',
+    '',
+    `[projects.${JSON.stringify(d.cwd)}]`,
+    'trust_level = "trusted"',
+    '',
+    '[notice.model_migrations]',
+    // Marks the built-in "Meet <new model>" upgrade prompt for `model` as already seen.
+    `${JSON.stringify(model)} = ${JSON.stringify(migrationTarget)}`,
+    '',
+    extraConfig,
+  ].join('\n');
+  await writeFile(join(codexHome, 'config.toml'), toml);
+  const env = baseEnv(d, {
+    CODEX_HOME: codexHome,
+    OPENAI_API_KEY: MOCK_KEYS.openai,
+    ...extraEnv,
+  });
+  return { ...d, env, bin: cliBin('codex'), args: ['--no-daemon'] };
+}
+
+/** Gemini CLI, with an API key, the mock as base URL, the folder trusted and auto-update off. */
+export async function prepareGeminiHome({ baseUrl, extraEnv = {}, settings = {} }) {
+  const d = await makeDirs('gemini');
+  const dir = join(d.home, '.gemini');
+  await writeJson(join(dir, 'settings.json'), {
+    security: { auth: { selectedType: 'gemini-api-key' } },
+    general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+    ...settings,
+  });
+  await writeJson(join(dir, 'trustedFolders.json'), { [d.cwd]: 'TRUST_FOLDER' });
+  const env = baseEnv(d, {
+    GEMINI_API_KEY: MOCK_KEYS.gemini,
+    GOOGLE_GEMINI_BASE_URL: baseUrl,
+    COLORTERM: 'truecolor',
+    ...extraEnv,
+  });
+  return { ...d, env, bin: cliBin('gemini'), args: [] };
+}
+
+export const prepareHome = { claude: prepareClaudeHome, codex: prepareCodexHome, gemini: prepareGeminiHome };
