@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Task } from '../a2a/task.js';
-import { messageText } from '../a2a/task.js';
+import { messageText, TERMINAL_STATES } from '../a2a/task.js';
 import { renderStartupInstruction } from '../config/instructions.js';
 import { agentStateDir, logsDir, messageFileDir, registryDir, replyDir, type Env } from '../config/paths.js';
 import { viewOf } from '../profiles/screen-rules.js';
@@ -16,6 +16,9 @@ import { buildApp, loopbackHostCheck } from '../server/app.js';
 import { AgentTaskStore } from '../store/agent-tasks.js';
 import { claimByA2aTask, completeByA2aTask, failByA2aTask } from '../store/board.js';
 import { hasActiveLocks } from '../store/file-safety.js';
+import { HistoryRecorder } from '../store/history.js';
+import { WebhookStore } from '../store/webhooks.js';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { VERSION } from '../version.js';
 import { AgentStatusModel } from './agent-status.js';
 import { systemClock, type Clock } from './clock.js';
@@ -103,8 +106,9 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const store = new AgentTaskStore(path.join(stateDir, `${agentId}.db`));
   const tasks = new TaskManager(store, clock);
-  const failedOnStart = tasks.failInterrupted('the agent restarted while this task was running');
-  if (failedOnStart) log(`${failedOnStart} task(s) from the previous run marked failed`);
+  const webhookStore = new WebhookStore(store.db, () => clock.now());
+  const webhooks = new WebhookDispatcher({ store: webhookStore, env, log, clock, agentId });
+  const history = new HistoryRecorder(env, { log });
 
   const size = opts.headless || !process.stdout.columns ? HEADLESS_SIZE : { cols: process.stdout.columns, rows: process.stdout.rows };
   const screen = new Screen(size.cols, size.rows);
@@ -260,6 +264,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   tasks.on('updated', (task: Task, previous: string | null) => {
     if (previous !== task.status.state) log(`task ${task.id} ${previous ?? 'new'} -> ${task.status.state}`);
     events.taskUpdated(task, previous);
+    webhooks.taskUpdated(task, previous);
+    if (TERMINAL_STATES.has(task.status.state)) history.record(task, { agent_id: agentId, name: opts.name ?? null, agent_type: profile.id, working_dir: opts.cwd });
     if (task.status.state === 'working' && task.metadata.kind !== 'bootstrap') {
       currentPreview = preview(messageText(task.message));
       taskReceivedAt = task.updated_at;
@@ -285,6 +291,10 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       log(`task board update for ${task.id} failed: ${(err as Error).message}`);
     }
   };
+
+  // Listeners are in place: tasks cut off by the previous run fail visibly (webhooks, history).
+  const failedOnStart = tasks.failInterrupted('the agent restarted while this task was running');
+  if (failedOnStart) log(`${failedOnStart} task(s) from the previous run marked failed`);
 
   // --- HTTP -----------------------------------------------------------------------------
   let shuttingDown = false;
@@ -316,7 +326,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     popReply: (select) => replies.pop(select),
     peekReply: (select) => replies.peek(select),
     reply: (input) => replies.reply(input),
-    respond: (taskId, choice) => delivery.respond(taskId, choice),
+    answerPermission: (taskId, choice) => delivery.respond(taskId, choice),
     events,
     getTask: (id) => tasks.get(id),
     listTasks: (o) => store.list(o),
@@ -338,6 +348,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       agentId,
       env,
       server: claim.server,
+      webhooks: webhookStore,
       ...(host === '127.0.0.1' || host === 'localhost' || host === '::1' ? { allowedHosts: loopbackHostCheck } : {}),
     });
     await app.ready();
@@ -397,6 +408,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       registry.remove(agentId);
       restoreTerminal();
       await app.close().catch(() => undefined);
+      await webhooks.stop(2000);
+      history.close();
       store.close();
       screen.dispose();
       const code = cliExitCode ?? 0;

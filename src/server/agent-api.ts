@@ -31,5 +31,5 @@ export interface AgentApi {
   reply(input: { text: string } & ReplySelect): Promise<{ task: Task; entry: ReplyEntry | null; forward: ForwardResult }>;
   events: TaskEvents;
   /** Answers the CLI's approval dialog of an input-required task. */
-  respond(taskId: string, choice: string): { task: Task; choice: { key: string; label: string } };
+  answerPermission(taskId: string, choice: string): { task: Task; choice: { key: string; label: string } };
 }

@@ -9,6 +9,8 @@ import { replyRoutes } from './routes/replies.js';
 import { streamRoutes } from './routes/streams.js';
 import { taskRoutes } from './routes/tasks.js';
 import { teamStoreRoutes } from './routes/team-store.js';
+import { webhookRoutes } from './routes/webhooks.js';
+import type { WebhookStore } from '../store/webhooks.js';
 
 export interface AppOptions {
   api: AgentApi;
@@ -21,6 +23,8 @@ export interface AppOptions {
   bodyLimit?: number;
   /** When set, requests whose Host header is not in it get 403 (DNS-rebinding guard). */
   allowedHosts?: (host: string) => boolean;
+  /** The agent's webhooks; without it there are no /webhooks routes. */
+  webhooks?: WebhookStore;
   /** An already-listening server (the port claim); without it the app is for `inject`/`listen`. */
   server?: http.Server;
 }
@@ -63,5 +67,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(streamRoutes, { api: opts.api });
   await app.register(replyRoutes, { api: opts.api });
   await app.register(teamStoreRoutes, { workingDir: opts.workingDir, agentId: opts.agentId, env: opts.env });
+  if (opts.webhooks) await app.register(webhookRoutes, { store: opts.webhooks });
   return app;
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 interface SchemaModules {
   schemas: typeof import('./schemas.js');
   'team-store-schemas': typeof import('./team-store-schemas.js');
+  'webhook-schemas': typeof import('./webhook-schemas.js');
 }
 
 const cache = new Map<string, unknown>();

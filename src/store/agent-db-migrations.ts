@@ -21,4 +21,38 @@ export const AGENT_DB_MIGRATIONS: Migration[] = [
       CREATE INDEX tasks_updated ON tasks(updated_at);
     `,
   },
+  {
+    // Webhooks (one row per registered URL) and the log of every delivery attempt. Attempts
+    // keep the URL, not a foreign key, so the log still explains past deliveries after the
+    // webhook was removed.
+    version: 2,
+    sql: `
+      CREATE TABLE webhooks (
+        id TEXT PRIMARY KEY,
+        url TEXT NOT NULL UNIQUE,
+        events TEXT NOT NULL,
+        secret TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE TABLE webhook_deliveries (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        delivery_id TEXT NOT NULL,
+        webhook_id TEXT NOT NULL,
+        url TEXT NOT NULL,
+        event TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        status_code INTEGER,
+        ok INTEGER NOT NULL,
+        duration_ms INTEGER NOT NULL,
+        error TEXT,
+        will_retry INTEGER NOT NULL,
+        attempted_at TEXT NOT NULL
+      );
+      CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries(webhook_id, seq);
+      CREATE INDEX webhook_deliveries_by_delivery ON webhook_deliveries(delivery_id);
+      CREATE INDEX webhook_deliveries_by_task ON webhook_deliveries(task_id);
+    `,
+  },
 ];

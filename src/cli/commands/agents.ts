@@ -138,6 +138,15 @@ Examples:
     });
 
   program
+    .command('doctor')
+    .description('Check Node, the agent CLIs, free ports, the registry and the codex network setting; say what to fix')
+    .option('--json', 'print JSON')
+    .action(async (flags: { json?: boolean }) => {
+      const { doctorCommand } = await import('./doctor.js');
+      await doctorCommand(flags);
+    });
+
+  program
     .command('demo')
     .description('Start two echo agents in a temp registry, send a message between them, show the round trip, stop them')
     .option('--json', 'print the result as JSON')

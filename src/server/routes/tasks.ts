@@ -37,7 +37,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async (a
 
   /** Answers the CLI's approval dialog of an input-required task (keys that select the choice). */
   app.post('/tasks/:id/respond', { schema: { params: TaskIdParamsSchema, body: RespondBodySchema } }, async (req) => {
-    const { task, choice } = api.respond(req.params.id, req.body.choice);
+    const { task, choice } = api.answerPermission(req.params.id, req.body.choice);
     return { task: api.getTask(task.id), choice };
   });
 

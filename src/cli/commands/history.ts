@@ -1,0 +1,218 @@
+import { Option, type Command } from 'commander';
+import type { HistoryStore } from '../../store/history.js';
+import { SynapseError } from '../../errors.js';
+import { ExitRequest } from '../exit.js';
+import { examples, parsePositiveInt, print, printJson, projectDir } from './store-cli.js';
+
+/**
+ * `synapse history …` and `synapse trace`. Store modules (better-sqlite3) are imported inside
+ * the actions, so registering these commands costs other commands nothing.
+ */
+
+/** Runs `fn` on the user's history; null when nothing was ever recorded (no file is created). */
+async function withHistory<T>(fn: (h: HistoryStore) => T | Promise<T>): Promise<T | null> {
+  const { HistoryStore } = await import('../../store/history.js');
+  const history = HistoryStore.openExisting(process.env);
+  if (!history) return null;
+  try {
+    return await fn(history);
+  } finally {
+    history.close();
+  }
+}
+
+/** A note on stderr when recording is off, so an empty or stale history is not a mystery. */
+async function noteIfDisabled(): Promise<void> {
+  const { historyEnabled } = await import('../../store/history.js');
+  if (!historyEnabled(process.env)) process.stderr.write(`note: history recording is off (SYNAPSE_HISTORY_ENABLED=${process.env.SYNAPSE_HISTORY_ENABLED}); agents record nothing new\n`);
+}
+
+function positiveNumber(value: string, what: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(value) || !Number.isFinite(n) || n <= 0) throw new SynapseError('usage', `${what} must be a number greater than 0, got '${value}'`);
+  return n;
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const readline = await import('node:readline/promises');
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+export function registerHistoryCommands(program: Command): void {
+  const history = program
+    .command('history')
+    .description('Every finished task of every agent (~/.synapse/history/history.db): list, show, search, stats, export, cleanup');
+  examples(history, ['synapse history list --agent alice', 'synapse history search parser error --logic AND', 'synapse history stats', 'synapse trace 1a2b3c4d']);
+
+  examples(
+    history
+      .command('list')
+      .description('Recent finished tasks, newest first')
+      .option('--agent <agent>', 'only this agent (id, name or type)')
+      .option('--limit <n>', 'at most this many', '50')
+      .option('--json', 'print as JSON'),
+    ['synapse history list', 'synapse history list --agent claude --limit 10 --json'],
+  ).action(async (o: { agent?: string; limit: string; json?: boolean }) => {
+    const limit = parsePositiveInt(o.limit, '--limit', 100_000);
+    const list = (await withHistory((h) => h.list({ agent: o.agent, limit }))) ?? [];
+    if (o.json) return printJson(list);
+    await noteIfDisabled();
+    if (list.length === 0) return print(o.agent ? `No history for agent '${o.agent}'.` : 'No history yet: finished tasks appear here.');
+    const { entryTable } = await import('./history-format.js');
+    print(entryTable(list));
+  });
+
+  examples(
+    history
+      .command('show')
+      .description('One task in full: who sent it, receipts, input and output')
+      .argument('<id>', 'task id or unique prefix')
+      .option('--agent <agent>', 'pick the entry of this agent when several agents had the task')
+      .option('--json', 'print as JSON'),
+    ['synapse history show 1a2b3c4d', 'synapse history show 1a2b --json'],
+  ).action(async (id: string, o: { agent?: string; json?: boolean }) => {
+    const entry = await withHistory((h) => h.find(id, o.agent ? { agent: o.agent } : {}));
+    if (!entry) throw new SynapseError('task_not_found', `no task '${id}' in the history: nothing has been recorded yet`);
+    if (o.json) return printJson(entry);
+    const { describeEntry } = await import('./history-format.js');
+    print(describeEntry(entry));
+  });
+
+  examples(
+    history
+      .command('search')
+      .description('Full-text search over what was asked and answered, best match first')
+      .argument('<keywords...>', 'words or "quoted phrases"; each also matches as a word prefix')
+      .addOption(new Option('--logic <logic>', 'AND: every keyword must match; OR: any').choices(['AND', 'OR', 'and', 'or']).default('OR'))
+      .option('--agent <agent>', 'only this agent (id, name or type)')
+      .option('--limit <n>', 'at most this many', '50')
+      .option('--json', 'print as JSON'),
+    ['synapse history search migration', 'synapse history search "login form" validation --logic AND --agent alice'],
+  ).action(async (keywords: string[], o: { logic: string; agent?: string; limit: string; json?: boolean }) => {
+    const limit = parsePositiveInt(o.limit, '--limit', 100_000);
+    const logic = o.logic.toUpperCase() as 'AND' | 'OR';
+    const hits = (await withHistory((h) => h.search(keywords, { logic, agent: o.agent, limit }))) ?? [];
+    if (o.json) return printJson(hits);
+    if (hits.length === 0) return print(`No history matches ${keywords.map((k) => `'${k}'`).join(logic === 'AND' ? ' and ' : ' or ')}.`);
+    const { entryTable } = await import('./history-format.js');
+    print(entryTable(hits));
+  });
+
+  examples(
+    history
+      .command('stats')
+      .description('Totals, success rate and median turn time, overall and per agent')
+      .option('--agent <agent>', 'only this agent (id, name or type)')
+      .option('--json', 'print as JSON'),
+    ['synapse history stats', 'synapse history stats --agent alice --json'],
+  ).action(async (o: { agent?: string; json?: boolean }) => {
+    const stats = (await withHistory((h) => h.stats(o.agent ? { agent: o.agent } : {}))) ?? {
+      total: 0, completed: 0, failed: 0, canceled: 0, success_rate: null, median_turn_ms: null, oldest: null, newest: null, db_bytes: 0, agents: [],
+    };
+    if (o.json) return printJson(stats);
+    await noteIfDisabled();
+    const { statsText } = await import('./history-format.js');
+    print(statsText(stats));
+  });
+
+  examples(
+    history
+      .command('export')
+      .description('Write the whole history (oldest first) as JSON or CSV')
+      .addOption(new Option('--format <format>', 'output format').choices(['json', 'csv']).default('json'))
+      .option('--json', 'same as --format json')
+      .option('--agent <agent>', 'only this agent (id, name or type)')
+      .option('-o, --output <file>', 'write to this file instead of stdout'),
+    ['synapse history export --format csv --output history.csv', 'synapse history export --agent alice > alice.json'],
+  ).action(async (o: { format: 'json' | 'csv'; json?: boolean; agent?: string; output?: string }) => {
+    const format = o.json ? 'json' : o.format;
+    const fs = await import('node:fs');
+    const { writeExport } = await import('../../store/history-export.js');
+    const fd = o.output ? fs.openSync(o.output, 'w') : null;
+    // Chunks are gathered to ~64 KiB before each write: far fewer syscalls for a big history.
+    let buffer = '';
+    const flush = () => {
+      if (buffer.length === 0) return;
+      if (fd !== null) fs.writeSync(fd, buffer);
+      else process.stdout.write(buffer);
+      buffer = '';
+    };
+    const write = (chunk: string) => {
+      buffer += chunk;
+      if (buffer.length >= 65_536) flush();
+    };
+    let count = 0;
+    try {
+      count = (await withHistory((h) => writeExport(h.iterate(o.agent ? { agent: o.agent } : {}), format, write))) ?? writeExport([], format, write);
+      flush();
+    } finally {
+      if (fd !== null) fs.closeSync(fd);
+    }
+    if (o.output) process.stderr.write(`exported ${count} entr${count === 1 ? 'y' : 'ies'} to ${o.output}\n`);
+  });
+
+  examples(
+    history
+      .command('cleanup')
+      .description('Delete old entries: older than --days, and/or the oldest until the file fits --max-size')
+      .option('--days <n>', 'delete entries that finished more than this many days ago')
+      .option('--max-size <mb>', 'then delete the oldest entries until the database is at most this many MB')
+      .option('--dry-run', 'say what would be deleted, delete nothing')
+      .option('--force', 'delete without asking (required when not run in a terminal)')
+      .option('--json', 'print the result as JSON'),
+    ['synapse history cleanup --days 30 --dry-run', 'synapse history cleanup --days 90 --force', 'synapse history cleanup --max-size 50 --force'],
+  ).action(async (o: { days?: string; maxSize?: string; dryRun?: boolean; force?: boolean; json?: boolean }) => {
+    if (o.days === undefined && o.maxSize === undefined) throw new SynapseError('usage', 'say what to delete: --days N and/or --max-size MB (add --dry-run to preview)');
+    const days = o.days === undefined ? undefined : positiveNumber(o.days, '--days');
+    const maxBytes = o.maxSize === undefined ? undefined : Math.floor(positiveNumber(o.maxSize, '--max-size') * 1024 * 1024);
+    const result = await withHistory(async (h) => {
+      const preview = h.cleanup({ days, maxBytes, dryRun: true });
+      if (o.dryRun || preview.deleted === 0) return preview;
+      if (!o.force) {
+        const total = preview.deleted + preview.remaining;
+        const what = `delete ${preview.deleted} of ${total} history entr${total === 1 ? 'y' : 'ies'}`;
+        if (!process.stdin.isTTY || !process.stdout.isTTY) {
+          throw new SynapseError('usage', `cleanup would ${what}; not a terminal, so nothing was deleted: re-run with --force to delete, or --dry-run to preview`);
+        }
+        if (!(await confirm(`${what[0]!.toUpperCase()}${what.slice(1)}?`))) {
+          process.stderr.write('nothing deleted\n');
+          throw new ExitRequest(1);
+        }
+      }
+      return h.cleanup({ days, maxBytes });
+    });
+    if (!result) {
+      if (o.json) return printJson({ dry_run: Boolean(o.dryRun), deleted: 0, bytes_before: 0, bytes_after: 0, remaining: 0 });
+      return print('No history yet: nothing to clean up.');
+    }
+    if (o.json) return printJson(result);
+    const mb = (b: number) => `${(b / 1024 / 1024).toFixed(2)} MB`;
+    if (result.deleted === 0) return print(`Nothing to delete (${result.remaining} entries, ${mb(result.bytes_before)}).`);
+    print(
+      result.dry_run
+        ? `Would delete ${result.deleted} entr${result.deleted === 1 ? 'y' : 'ies'}, keeping ${result.remaining} (about ${mb(result.bytes_before)} → ${mb(result.bytes_after)}).`
+        : `Deleted ${result.deleted} entr${result.deleted === 1 ? 'y' : 'ies'}, kept ${result.remaining} (${mb(result.bytes_before)} → ${mb(result.bytes_after)}).`,
+    );
+  });
+
+  examples(
+    program
+      .command('trace')
+      .description("A task's whole path: sender, receipts with times, reply source, the answer and the files changed for it")
+      .argument('<id>', 'task id or unique prefix (finished tasks from the history; running ones from the agents)')
+      .option('--agent <agent>', 'pick the entry of this agent when several agents had the task')
+      .option('--json', 'print as JSON'),
+    ['synapse trace 1a2b3c4d', 'synapse trace 1a2b --json'],
+  ).action(async (id: string, o: { agent?: string; json?: boolean }) => {
+    const { gatherTrace } = await import('./trace-lookup.js');
+    const trace = await gatherTrace(id, { env: process.env, projectDir: projectDir(), ...(o.agent ? { agent: o.agent } : {}) });
+    if (o.json) return printJson(trace);
+    const { traceText } = await import('./history-format.js');
+    print(traceText(trace));
+  });
+}

@@ -1,0 +1,108 @@
+import type { Task } from '../../a2a/task.js';
+import { requestJson } from '../../a2a/http-json.js';
+import type { Env } from '../../config/paths.js';
+import { isSynapseError, SynapseError } from '../../errors.js';
+import { changesForTask, type FileChange } from '../../store/file-safety.js';
+import { entryFromTask, HistoryStore, type HistoryEntry } from '../../store/history.js';
+import { isPidAlive } from '../../store/pid.js';
+import { readRegistry } from '../../store/registry-reader.js';
+import type { Trace } from './history-format.js';
+
+const LIVE_TIMEOUT_MS = 1500;
+
+/** The few fields trace reads from an agent's `GET /tasks/:id`, checked before use. */
+function asTask(body: unknown): Task | null {
+  const t = (body as { task?: unknown } | null)?.task as Record<string, unknown> | undefined;
+  if (!t || typeof t !== 'object') return null;
+  const status = t.status as Record<string, unknown> | undefined;
+  const message = t.message as Record<string, unknown> | undefined;
+  const receipt = t.receipt as Record<string, unknown> | undefined;
+  const ok =
+    typeof t.id === 'string' &&
+    typeof status?.state === 'string' &&
+    typeof status.timestamp === 'string' &&
+    Array.isArray(message?.parts) &&
+    Array.isArray(t.artifacts) &&
+    typeof receipt?.queued_at === 'string' &&
+    typeof t.created_at === 'string' &&
+    typeof t.metadata === 'object' &&
+    t.metadata !== null;
+  return ok ? (t as unknown as Task) : null;
+}
+
+/**
+ * A task not in the history yet (still queued or running) is asked from the running agents
+ * that may hold it, all at once with a short timeout. Only loopback agents of this user are
+ * asked: the registry lists nothing else.
+ */
+async function findLive(env: Env, id: string, agent: string | undefined): Promise<HistoryEntry | null> {
+  const agents = readRegistry(env).filter(
+    (a) => a.port !== null && a.pid !== null && isPidAlive(a.pid) && (!agent || a.agent_id === agent || a.name === agent || a.agent_id.split('-')[1] === agent),
+  );
+  const found = await Promise.all(
+    agents.map(async (a) => {
+      try {
+        const res = await requestJson(`http://127.0.0.1:${a.port}/tasks/${encodeURIComponent(id)}`, { timeoutMs: LIVE_TIMEOUT_MS });
+        const task = res.status === 200 ? asTask(res.body) : null;
+        return task ? entryFromTask(task, { agent_id: a.agent_id, name: a.name, agent_type: a.agent_id.split('-')[1] ?? 'unknown', working_dir: a.working_dir ?? '' }) : null;
+      } catch {
+        return null;
+      }
+    }),
+  );
+  const hits = found.filter((e): e is HistoryEntry => e !== null);
+  if (hits.length > 1) {
+    throw new SynapseError('ambiguous_task', `'${id}' matches tasks on several running agents; add --agent:\n${hits.map((h) => `  ${h.task_id}  ${h.agent_name ?? h.agent_id}`).join('\n')}`);
+  }
+  return hits[0] ?? null;
+}
+
+/**
+ * File changes recorded with this task, in the current project and in the agent's own
+ * working directory. Changes recorded with the 8-character short id (what lists show) count too.
+ */
+function fileChanges(env: Env, dirs: string[], taskId: string, warnings: string[]): FileChange[] {
+  const seen = new Map<string, FileChange>();
+  for (const dir of [...new Set(dirs.filter((d) => d.length > 0))]) {
+    try {
+      for (const id of [...new Set([taskId, taskId.slice(0, 8)])]) {
+        for (const c of changesForTask(dir, id, env)) seen.set(`${dir}\0${c.id}`, c);
+      }
+    } catch (err) {
+      warnings.push(`file changes in ${dir} could not be read: ${(err as Error).message}`);
+    }
+  }
+  return [...seen.values()].sort((a, b) => a.recorded_at.localeCompare(b.recorded_at) || a.id - b.id);
+}
+
+/** Everything `synapse trace` shows about one task. */
+export async function gatherTrace(id: string, opts: { env: Env; projectDir: string; agent?: string }): Promise<Trace> {
+  const warnings: string[] = [];
+  let entry: HistoryEntry | null = null;
+  let related: HistoryEntry[] = [];
+  let notFound: SynapseError | null = null;
+  const history = HistoryStore.openExisting(opts.env);
+  try {
+    if (history) {
+      try {
+        entry = history.find(id, opts.agent ? { agent: opts.agent } : {});
+        related = history.related(entry);
+      } catch (err) {
+        if (!isSynapseError(err) || err.code !== 'task_not_found') throw err;
+        notFound = err;
+      }
+    }
+  } finally {
+    history?.close();
+  }
+  let source: Trace['source'] = 'history';
+  if (!entry) {
+    entry = await findLive(opts.env, id, opts.agent);
+    source = 'live';
+  }
+  if (!entry) {
+    throw notFound ?? new SynapseError('task_not_found', `no task '${id}' in the history (${history ? 'none matches' : 'nothing recorded yet'}) or on a running agent`);
+  }
+  const file_changes = fileChanges(opts.env, [opts.projectDir, entry.working_dir ?? ''], entry.task_id, warnings);
+  return { source, entry, file_changes, related, warnings };
+}

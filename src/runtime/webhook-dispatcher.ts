@@ -1,0 +1,244 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { Task } from '../a2a/task.js';
+import type { Env } from '../config/paths.js';
+import { redactUrl, webhookEventFor, type WebhookEvent, type WebhookStore, type WebhookTarget } from '../store/webhooks.js';
+import { VERSION } from '../version.js';
+import { systemClock, type Clock } from './clock.js';
+
+export const DEFAULT_WEBHOOK_TIMEOUT_S = 10;
+export const DEFAULT_WEBHOOK_MAX_RETRIES = 3;
+/** Waits before retry 1, 2, 3; further retries keep doubling the last one. */
+export const DEFAULT_BACKOFF_MS: readonly number[] = [1000, 2000, 4000];
+/** Enough of a failing response body to say why in the delivery log. */
+const ERROR_BODY_CHARS = 200;
+
+export interface WebhookDispatcherOptions {
+  store: WebhookStore;
+  env: Env;
+  log: (msg: string) => void;
+  clock?: Clock;
+  /** Put in every payload as `agent_id`, so one receiver can tell several agents apart. */
+  agentId?: string;
+  /** Overrides DEFAULT_BACKOFF_MS (tests use a few milliseconds). */
+  backoffMs?: readonly number[];
+}
+
+/** The outcome of one HTTP attempt. */
+interface AttemptResult {
+  status: number | null;
+  error: string | null;
+}
+
+interface Delivery {
+  id: string;
+  event: WebhookEvent;
+  taskId: string;
+  target: WebhookTarget;
+  body: Buffer;
+  signature: string | null;
+}
+
+/** `SYNAPSE_WEBHOOK_SECRET` signs for every webhook that has no secret of its own. */
+export function signatureFor(body: Buffer | string, secret: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+function numberFromEnv(raw: string | undefined, fallback: number, min: number): number {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const n = Number(raw);
+  return Number.isFinite(n) && n >= min ? n : fallback;
+}
+
+/**
+ * Posts signed task events to the agent's webhooks. `taskUpdated` only queues work: the
+ * request, its retries and the log writes all happen later, so a slow receiver never holds
+ * up the task state machine. Retry timers are unref'd and `stop()` cancels them and aborts
+ * requests in flight, so webhooks never keep a stopping agent alive.
+ */
+export class WebhookDispatcher {
+  private readonly store: WebhookStore;
+  private readonly log: (msg: string) => void;
+  private readonly clock: Clock;
+  private readonly agentId: string | undefined;
+  private readonly backoffMs: readonly number[];
+  private readonly timeoutMs: number;
+  private readonly maxRetries: number;
+  private readonly defaultSecret: string | null;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  /** Requests on the wire, to abort on stop. */
+  private readonly requests = new Set<http.ClientRequest>();
+  /** Attempts from start until their outcome is logged, so stop() can wait for the log write. */
+  private readonly attempts = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(opts: WebhookDispatcherOptions) {
+    this.store = opts.store;
+    this.log = opts.log;
+    this.clock = opts.clock ?? systemClock;
+    this.agentId = opts.agentId;
+    this.backoffMs = opts.backoffMs && opts.backoffMs.length > 0 ? opts.backoffMs : DEFAULT_BACKOFF_MS;
+    this.timeoutMs = numberFromEnv(opts.env.SYNAPSE_WEBHOOK_TIMEOUT, DEFAULT_WEBHOOK_TIMEOUT_S, 0.001) * 1000;
+    this.maxRetries = Math.floor(numberFromEnv(opts.env.SYNAPSE_WEBHOOK_MAX_RETRIES, DEFAULT_WEBHOOK_MAX_RETRIES, 0));
+    this.defaultSecret = opts.env.SYNAPSE_WEBHOOK_SECRET || null;
+  }
+
+  /**
+   * Called with every persisted task change. Fires once per state change into a state with an
+   * event; receipt-only updates (same state) fire nothing. The agent's own start-up
+   * instruction is internal and fires nothing either.
+   */
+  taskUpdated(task: Task, previous: string | null): void {
+    if (this.stopped || previous === task.status.state || task.metadata.kind === 'bootstrap') return;
+    const event = webhookEventFor(task.status.state);
+    if (!event) return;
+    let targets: WebhookTarget[];
+    try {
+      targets = this.store.targets(event);
+    } catch (err) {
+      this.log(`webhooks: cannot read webhooks for ${event}: ${(err as Error).message}`);
+      return;
+    }
+    for (const target of targets) {
+      const id = randomUUID();
+      const payload = { id, event, created_at: new Date(this.clock.now()).toISOString(), ...(this.agentId ? { agent_id: this.agentId } : {}), task };
+      const body = Buffer.from(JSON.stringify(payload));
+      const secret = target.secret ?? this.defaultSecret;
+      const delivery: Delivery = { id, event, taskId: task.id, target, body, signature: secret ? signatureFor(body, secret) : null };
+      // Next tick: the caller (the task manager's emit) returns before any I/O starts.
+      this.schedule(() => this.attempt(delivery, 1), 0);
+    }
+  }
+
+  /**
+   * Cancels pending retries and aborts requests in flight (after up to `graceMs`, so a final
+   * event sent during shutdown still has a chance); resolves once nothing is left running.
+   */
+  async stop(graceMs = 0): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) this.clock.clearTimeout(t);
+    this.timers.clear();
+    if (this.attempts.size === 0) return;
+    if (graceMs > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(this.attempts), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+      clearTimeout(timer);
+    }
+    for (const req of this.requests) req.destroy(new Error('the agent is shutting down'));
+    await Promise.all(this.attempts);
+  }
+
+  private schedule(fn: () => void, ms: number): void {
+    const t = this.clock.setTimeout(() => {
+      this.timers.delete(t);
+      if (!this.stopped) fn();
+    }, ms);
+    t.unref?.();
+    this.timers.add(t);
+  }
+
+  private backoffFor(retry: number): number {
+    const known = this.backoffMs[retry - 1];
+    if (known !== undefined) return known;
+    const last = this.backoffMs[this.backoffMs.length - 1]!;
+    return last * 2 ** (retry - this.backoffMs.length);
+  }
+
+  private attempt(d: Delivery, attempt: number): void {
+    const started = this.clock.now();
+    const running: Promise<void> = this.send(d, attempt)
+      .catch((err: Error): AttemptResult => ({ status: null, error: err.message }))
+      .then((result) => this.settle(d, attempt, started, result))
+      .catch((err: Error) => this.log(`webhooks: delivery ${d.id} failed unexpectedly: ${err.message}`))
+      .finally(() => this.attempts.delete(running));
+    this.attempts.add(running);
+  }
+
+  /** Logs the attempt's outcome and schedules the retry it calls for. */
+  private settle(d: Delivery, attempt: number, started: number, result: AttemptResult): void {
+    const ok = result.status !== null && result.status >= 200 && result.status < 300;
+    // Network errors, timeouts and 5xx may pass; 3xx/4xx mean the request itself is wrong.
+    const retryable = !ok && (result.status === null || result.status >= 500);
+    const willRetry = retryable && attempt <= this.maxRetries && !this.stopped;
+    try {
+      this.store.recordAttempt({
+        delivery_id: d.id,
+        webhook_id: d.target.id,
+        url: d.target.url,
+        event: d.event,
+        task_id: d.taskId,
+        attempt,
+        status_code: result.status,
+        ok,
+        duration_ms: Math.max(0, Math.round(this.clock.now() - started)),
+        error: result.error,
+        will_retry: willRetry,
+      });
+    } catch (err) {
+      this.log(`webhooks: cannot record delivery ${d.id}: ${(err as Error).message}`);
+    }
+    if (ok) return;
+    const where = redactUrl(d.target.url);
+    if (willRetry) {
+      const wait = this.backoffFor(attempt);
+      this.log(`webhooks: ${d.event} to ${where} failed (${result.error}); retry ${attempt} in ${wait} ms`);
+      this.schedule(() => this.attempt(d, attempt + 1), wait);
+    } else {
+      this.log(`webhooks: ${d.event} to ${where} failed (${result.error}); giving up after ${attempt} attempt(s)`);
+    }
+  }
+
+  /** One POST; resolves with the status or the network error. */
+  private async send(d: Delivery, attempt: number): Promise<AttemptResult> {
+    let url: URL;
+    try {
+      url = new URL(d.target.url);
+    } catch {
+      return { status: null, error: 'invalid url' };
+    }
+    // node:https (and TLS with it) costs ~9 ms to load: only agents with an https webhook pay it.
+    const client = url.protocol === 'https:' ? (await import('node:https')).default : http;
+    if (this.stopped) return { status: null, error: 'the agent is shutting down' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'content-length': String(d.body.length),
+      'user-agent': `synapse/${VERSION}`,
+      'x-synapse-event': d.event,
+      'x-synapse-delivery': d.id,
+      'x-synapse-attempt': String(attempt),
+    };
+    if (d.signature) headers['x-synapse-signature'] = d.signature;
+    const result = new Promise<AttemptResult>((resolve) => {
+      let finished = false;
+      const finish = (r: AttemptResult) => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(deadline);
+        this.requests.delete(req);
+        resolve(r);
+      };
+      const req = client.request(url, { method: 'POST', headers, agent: false }, (res) => {
+        const status = res.statusCode ?? 0;
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          if (text.length < ERROR_BODY_CHARS) text += chunk;
+        });
+        res.on('end', () => {
+          const ok = status >= 200 && status < 300;
+          const snippet = text.replace(/\s+/g, ' ').trim().slice(0, ERROR_BODY_CHARS);
+          finish({ status, error: ok ? null : `HTTP ${status}${snippet ? `: ${snippet}` : ''}` });
+        });
+        res.on('error', (err) => finish({ status, error: err.message }));
+        res.on('close', () => finish({ status, error: 'the connection closed before the response ended' }));
+      });
+      // A whole-request deadline: a receiver that trickles bytes cannot hold the delivery open.
+      const deadline = setTimeout(() => req.destroy(new Error(`timed out after ${this.timeoutMs} ms`)), this.timeoutMs);
+      deadline.unref();
+      req.on('error', (err) => finish({ status: null, error: err.message }));
+      this.requests.add(req);
+      req.end(d.body);
+    });
+    return await result;
+  }
+}

@@ -1,0 +1,362 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Task } from '../a2a/task.js';
+import type { Env } from '../config/paths.js';
+import { SynapseError } from '../errors.js';
+import { systemClock, type Clock } from './clock.js';
+import { entryFromTask, isRecordable, rowToEntry } from './history-entry.js';
+import { HISTORY_MIGRATIONS, historyDbPath, type AgentStats, type CleanupResult, type HistoryAgent, type HistoryEntry, type HistoryRow, type HistoryStats } from './history-schema.js';
+import { envFlag } from './settings.js';
+import { StoreDb } from './store-db.js';
+
+export * from './history-schema.js';
+export { entryFromTask, isRecordable } from './history-entry.js';
+
+/** History is on unless `SYNAPSE_HISTORY_ENABLED` says false/0/off. */
+export function historyEnabled(env: Env): boolean {
+  return envFlag(env, 'SYNAPSE_HISTORY_ENABLED', true);
+}
+
+export type SearchLogic = 'AND' | 'OR';
+
+/** `agent` matches an agent id, a name or a type (`claude` = every Claude agent). */
+const agentFilter = (table = '') => `(${table}agent_id = @agent OR ${table}agent_name = @agent OR ${table}agent_type = @agent)`;
+const AGENT_FILTER = agentFilter();
+/** Bytes an entry holds, for the size-based cleanup estimate. */
+const PAYLOAD = 'LENGTH(CAST(input AS BLOB)) + LENGTH(CAST(output AS BLOB)) + LENGTH(CAST(metadata AS BLOB)) + LENGTH(CAST(receipt AS BLOB)) + 200';
+
+function median(sorted: number[]): number | null {
+  if (sorted.length === 0) return null;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : Math.round((sorted[mid - 1]! + sorted[mid]!) / 2);
+}
+
+function rate(completed: number, total: number): number | null {
+  return total > 0 ? completed / total : null;
+}
+
+/**
+ * Every finished task of every agent of this user (`~/.synapse/history/history.db`), with
+ * full-text search over what was asked and answered. Agents write one upsert per finished
+ * task; the CLI reads. WAL lets both happen at once.
+ */
+export class HistoryStore {
+  readonly file: string;
+  private readonly store: StoreDb;
+  private readonly clock: Clock;
+
+  constructor(file: string, options: { clock?: Clock } = {}) {
+    this.file = file;
+    this.clock = options.clock ?? systemClock;
+    // The texts of every conversation live here: keep the directory private to the user.
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    this.store = new StoreDb(file, HISTORY_MIGRATIONS);
+  }
+
+  static open(env: Env, options: { clock?: Clock } = {}): HistoryStore {
+    return new HistoryStore(historyDbPath(env), options);
+  }
+
+  /** The user's history, or null when nothing was ever recorded (reading creates no file). */
+  static openExisting(env: Env, options: { clock?: Clock } = {}): HistoryStore | null {
+    return fs.existsSync(historyDbPath(env)) ? HistoryStore.open(env, options) : null;
+  }
+
+  close(): void {
+    this.store.close();
+  }
+
+  /** Adds or refreshes the entry of a finished task (a later explicit reply replaces the answer). */
+  record(task: Task, agent: HistoryAgent): HistoryEntry {
+    const e = entryFromTask(task, agent);
+    const row = { ...e, receipt: JSON.stringify(e.receipt), metadata: JSON.stringify(e.metadata) };
+    this.store.run((db) =>
+      db
+        .prepare(
+          `INSERT INTO history (task_id, agent_id, agent_name, agent_type, working_dir, sender_id, sender_name, sender_type, input, output, status, status_message,
+             priority, context_id, reply_source, receipt, metadata, created_at, finished_at, duration_ms, turn_ms)
+           VALUES (@task_id, @agent_id, @agent_name, @agent_type, @working_dir, @sender_id, @sender_name, @sender_type, @input, @output, @status, @status_message,
+             @priority, @context_id, @reply_source, @receipt, @metadata, @created_at, @finished_at, @duration_ms, @turn_ms)
+           ON CONFLICT (task_id, agent_id) DO UPDATE SET
+             agent_name = excluded.agent_name, agent_type = excluded.agent_type, working_dir = excluded.working_dir,
+             sender_id = excluded.sender_id, sender_name = excluded.sender_name, sender_type = excluded.sender_type,
+             input = excluded.input, output = excluded.output, status = excluded.status, status_message = excluded.status_message,
+             priority = excluded.priority, context_id = excluded.context_id, reply_source = excluded.reply_source,
+             receipt = excluded.receipt, metadata = excluded.metadata, created_at = excluded.created_at,
+             finished_at = excluded.finished_at, duration_ms = excluded.duration_ms, turn_ms = excluded.turn_ms`,
+        )
+        .run(row),
+    );
+    return e;
+  }
+
+  /** Newest first. */
+  list(filter: { agent?: string; limit?: number } = {}): HistoryEntry[] {
+    return this.store.run((db) => {
+      const where = filter.agent ? `WHERE ${AGENT_FILTER}` : '';
+      const rows = db.prepare(`SELECT * FROM history ${where} ORDER BY finished_at DESC, seq DESC LIMIT @limit`).all({ limit: filter.limit ?? 50, ...(filter.agent ? { agent: filter.agent } : {}) });
+      return (rows as HistoryRow[]).map(rowToEntry);
+    });
+  }
+
+  /** One entry by full task id or unique prefix; ambiguity lists the candidates. */
+  find(idOrPrefix: string, filter: { agent?: string } = {}): HistoryEntry {
+    const prefix = idOrPrefix.trim();
+    if (prefix.length === 0) throw new SynapseError('usage', 'give a task id or the start of one');
+    return this.store.run((db) => {
+      const agent = filter.agent ? `AND ${AGENT_FILTER}` : '';
+      const params = { id: prefix, like: `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, ...(filter.agent ? { agent: filter.agent } : {}) };
+      let rows = db.prepare(`SELECT * FROM history WHERE task_id = @id ${agent} ORDER BY finished_at DESC LIMIT 11`).all(params) as HistoryRow[];
+      if (rows.length === 0) rows = db.prepare(`SELECT * FROM history WHERE task_id LIKE @like ESCAPE '\\' ${agent} ORDER BY finished_at DESC LIMIT 11`).all(params) as HistoryRow[];
+      if (rows.length === 1) return rowToEntry(rows[0]!);
+      if (rows.length === 0) {
+        throw new SynapseError('task_not_found', `no task in the history matches '${prefix}'${filter.agent ? ` for agent '${filter.agent}'` : ''}; see synapse history list`, { prefix });
+      }
+      const shown = rows.slice(0, 10).map((r) => `  ${r.task_id}  ${r.agent_name ?? r.agent_id}  ${r.status}  ${r.finished_at}`);
+      const sameId = rows.every((r) => r.task_id === rows[0]!.task_id);
+      throw new SynapseError(
+        'ambiguous_task',
+        `'${prefix}' matches ${rows.length > 10 ? 'more than 10' : rows.length} entries; ${sameId ? 'add --agent to pick one' : 'use a longer prefix'}:\n${shown.join('\n')}`,
+        { prefix, matches: rows.slice(0, 10).map((r) => ({ task_id: r.task_id, agent_id: r.agent_id })) },
+      );
+    });
+  }
+
+  /**
+   * FTS5 search over input and output, best match first. Each keyword is matched as a phrase
+   * (and as a prefix of its last word); AND needs every keyword, OR any. User text is quoted,
+   * so FTS5 operators in it cannot cause syntax errors.
+   */
+  search(keywords: string[], options: { logic?: SearchLogic; agent?: string; limit?: number } = {}): HistoryEntry[] {
+    const terms = keywords.map((k) => k.trim()).filter((k) => k.length > 0);
+    if (terms.length === 0 || terms.some((t) => !/[\p{L}\p{N}]/u.test(t))) {
+      throw new SynapseError('usage', 'search needs keywords with letters or digits, e.g. synapse history search parser error');
+    }
+    const match = terms.map((t) => `"${t.replace(/"/g, '""')}"*`).join(options.logic === 'AND' ? ' AND ' : ' OR ');
+    return this.store.run((db) => {
+      const agent = options.agent ? `AND ${agentFilter('h.')}` : '';
+      const rows = db
+        .prepare(
+          `SELECT h.* FROM history_fts JOIN history h ON h.seq = history_fts.rowid
+           WHERE history_fts MATCH @match ${agent} ORDER BY bm25(history_fts), h.finished_at DESC LIMIT @limit`,
+        )
+        .all({ match, limit: options.limit ?? 50, ...(options.agent ? { agent: options.agent } : {}) }) as HistoryRow[];
+      return rows.map(rowToEntry);
+    });
+  }
+
+  /** Entries linked to a task: answers that name it (`in_reply_to`) and the task it answered. */
+  related(entry: HistoryEntry): HistoryEntry[] {
+    return this.store.run((db) => {
+      const inReplyTo = typeof entry.metadata.in_reply_to === 'string' ? entry.metadata.in_reply_to : null;
+      const rows = db
+        .prepare(
+          `SELECT * FROM history WHERE (json_extract(metadata, '$.in_reply_to') = @id OR task_id = @parent) AND NOT (task_id = @id AND agent_id = @agent)
+           ORDER BY finished_at LIMIT 20`,
+        )
+        .all({ id: entry.task_id, parent: inReplyTo, agent: entry.agent_id }) as HistoryRow[];
+      return rows.map(rowToEntry);
+    });
+  }
+
+  /** All entries, oldest first, one at a time (for export). */
+  *iterate(filter: { agent?: string } = {}): Generator<HistoryEntry> {
+    const where = filter.agent ? `WHERE ${AGENT_FILTER}` : '';
+    const stmt = this.store.db.prepare(`SELECT * FROM history ${where} ORDER BY finished_at, seq`);
+    for (const row of stmt.iterate(filter.agent ? { agent: filter.agent } : {})) yield rowToEntry(row as HistoryRow);
+  }
+
+  /** Totals, success rate (completed / all) and median turn time of completed tasks, overall and per agent. */
+  stats(filter: { agent?: string } = {}): HistoryStats {
+    return this.store.run((db) => {
+      const where = filter.agent ? `WHERE ${AGENT_FILTER}` : '';
+      const params = filter.agent ? { agent: filter.agent } : {};
+      const perAgent = db
+        .prepare(
+          `SELECT agent_id, MAX(agent_name) AS agent_name, MAX(agent_type) AS agent_type, COUNT(*) AS total,
+             SUM(status = 'completed') AS completed, SUM(status = 'failed') AS failed, SUM(status = 'canceled') AS canceled
+           FROM history ${where} GROUP BY agent_id ORDER BY total DESC, agent_id`,
+        )
+        .all(params) as Array<Omit<AgentStats, 'success_rate' | 'median_turn_ms'>>;
+      const turns = new Map<string, number[]>();
+      const allTurns: number[] = [];
+      const turnRows = db
+        .prepare(`SELECT agent_id, turn_ms FROM history ${where ? `${where} AND` : 'WHERE'} status = 'completed' AND turn_ms IS NOT NULL ORDER BY turn_ms`)
+        .all(params) as Array<{ agent_id: string; turn_ms: number }>;
+      for (const r of turnRows) {
+        allTurns.push(r.turn_ms);
+        const list = turns.get(r.agent_id) ?? [];
+        list.push(r.turn_ms);
+        turns.set(r.agent_id, list);
+      }
+      const span = db.prepare(`SELECT MIN(finished_at) AS oldest, MAX(finished_at) AS newest FROM history ${where}`).get(params) as { oldest: string | null; newest: string | null };
+      const agents = perAgent.map((a) => ({ ...a, success_rate: rate(a.completed, a.total), median_turn_ms: median(turns.get(a.agent_id) ?? []) }));
+      const sum = (k: 'total' | 'completed' | 'failed' | 'canceled') => agents.reduce((n, a) => n + a[k], 0);
+      return {
+        total: sum('total'),
+        completed: sum('completed'),
+        failed: sum('failed'),
+        canceled: sum('canceled'),
+        success_rate: rate(sum('completed'), sum('total')),
+        median_turn_ms: median(allTurns),
+        oldest: span.oldest,
+        newest: span.newest,
+        db_bytes: this.bytes(),
+        agents,
+      };
+    });
+  }
+
+  /** The database file plus its WAL, in bytes. */
+  bytes(): number {
+    let n = 0;
+    for (const f of [this.file, `${this.file}-wal`]) {
+      try {
+        n += fs.statSync(f).size;
+      } catch {
+        // no WAL right now
+      }
+    }
+    return n;
+  }
+
+  /**
+   * Deletes entries finished more than `days` ago and/or the oldest entries until the file fits
+   * in `maxBytes`, then compacts the file. Sizes are estimated from each entry's share of the
+   * payload, so a dry run can say what would go; a real run re-measures after compacting and
+   * trims again when the estimate fell short.
+   */
+  cleanup(options: { days?: number; maxBytes?: number; dryRun?: boolean }): CleanupResult {
+    if (options.days === undefined && options.maxBytes === undefined) throw new SynapseError('usage', 'cleanup needs --days N or --max-size MB');
+    const before = this.bytes();
+    const cutoff = options.days === undefined ? null : new Date(this.clock() - options.days * 86_400_000).toISOString();
+    let doomed = this.doomed(cutoff, options.maxBytes);
+    const remainingBefore = this.count();
+    if (options.dryRun) {
+      return { dry_run: true, deleted: doomed.seqs.length, bytes_before: before, bytes_after: Math.max(0, before - doomed.estimatedBytes), remaining: remainingBefore - doomed.seqs.length };
+    }
+    let deleted = this.deleteSeqs(doomed.seqs);
+    if (deleted > 0) this.compact();
+    // The estimate cannot see fixed overhead until the file is compacted: measure and trim again.
+    for (let round = 0; round < 2 && options.maxBytes !== undefined && this.bytes() > options.maxBytes; round++) {
+      doomed = this.doomed(null, options.maxBytes);
+      if (doomed.seqs.length === 0) break;
+      deleted += this.deleteSeqs(doomed.seqs);
+      this.compact();
+    }
+    return { dry_run: false, deleted, bytes_before: before, bytes_after: this.bytes(), remaining: this.count() };
+  }
+
+  private count(): number {
+    return this.store.run((db) => (db.prepare('SELECT COUNT(*) AS n FROM history').get() as { n: number }).n);
+  }
+
+  /** Which entries a cleanup removes: too old, then the oldest of the rest beyond the size budget. */
+  private doomed(cutoff: string | null, maxBytes: number | undefined): { seqs: number[]; estimatedBytes: number } {
+    return this.store.run((db) => {
+      const rows = db.prepare(`SELECT seq, finished_at, ${PAYLOAD} AS bytes FROM history ORDER BY finished_at DESC, seq DESC`).all() as Array<{ seq: number; finished_at: string; bytes: number }>;
+      const payload = rows.reduce((n, r) => n + r.bytes, 0);
+      // What one payload byte costs on disk (indexes, FTS, page slack); at least 1.
+      const ratio = payload > 0 ? Math.max(1, this.bytes() / payload) : 1;
+      const seqs: number[] = [];
+      let kept = 0;
+      let estimated = 0;
+      for (const r of rows) {
+        const size = r.bytes * ratio;
+        const tooOld = cutoff !== null && r.finished_at < cutoff;
+        const overBudget = maxBytes !== undefined && kept + size > maxBytes;
+        if (tooOld || overBudget) {
+          seqs.push(r.seq);
+          estimated += size;
+        } else {
+          kept += size;
+        }
+      }
+      return { seqs, estimatedBytes: Math.round(estimated) };
+    });
+  }
+
+  private deleteSeqs(seqs: number[]): number {
+    if (seqs.length === 0) return 0;
+    return this.store.write((db) => {
+      const del = db.prepare('DELETE FROM history WHERE seq = ?');
+      let n = 0;
+      for (const s of seqs) n += del.run(s).changes;
+      return n;
+    });
+  }
+
+  private compact(): void {
+    this.store.run((db) => {
+      db.prepare(`INSERT INTO history_fts(history_fts) VALUES ('optimize')`).run();
+      db.prepare('VACUUM').run();
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    });
+  }
+}
+
+/**
+ * What an agent keeps to record its finished tasks: one database handle for the life of the
+ * process, opened on the first finished task (an agent that finishes none creates no file).
+ * `record` never throws: history is a record, and its failure must not touch the task.
+ */
+export class HistoryRecorder {
+  private store: HistoryStore | null = null;
+  private readonly enabled: boolean;
+
+  constructor(
+    private readonly env: Env,
+    private readonly options: { log?: (msg: string) => void; clock?: Clock } = {},
+  ) {
+    this.enabled = historyEnabled(env);
+  }
+
+  /** Records `task` when it is finished and worth keeping; true when it was written. */
+  record(task: Task, agent: HistoryAgent): boolean {
+    if (!this.enabled || !isRecordable(task)) return false;
+    try {
+      this.store ??= HistoryStore.open(this.env, this.options.clock ? { clock: this.options.clock } : {});
+      this.store.record(task, agent);
+      return true;
+    } catch (err) {
+      this.options.log?.(`history: cannot record task ${task.id}: ${(err as Error).message}`);
+      return false;
+    }
+  }
+
+  close(): void {
+    try {
+      this.store?.close();
+    } catch {
+      // closing a broken handle: nothing left to save
+    }
+    this.store = null;
+  }
+}
+
+const recorders = new Map<string, HistoryRecorder>();
+
+/**
+ * Records a finished task in the user's history through one recorder per history file for
+ * the whole process. Never throws. Prefer a `HistoryRecorder` owned by the caller where there
+ * is a composition root to close it; this is for callers without one.
+ */
+export function recordFinishedTask(env: Env, task: Task, agent: HistoryAgent, log?: (msg: string) => void): void {
+  try {
+    const file = historyDbPath(env);
+    let r = recorders.get(file);
+    if (!r) {
+      r = new HistoryRecorder(env, log ? { log } : {});
+      recorders.set(file, r);
+    }
+    r.record(task, agent);
+  } catch (err) {
+    log?.(`history: cannot record task ${task.id}: ${(err as Error).message}`);
+  }
+}
+
+/** Closes the recorders `recordFinishedTask` opened. */
+export function closeHistoryRecorders(): void {
+  for (const r of recorders.values()) r.close();
+  recorders.clear();
+}
