@@ -335,7 +335,7 @@ export class DeliveryLoop extends EventEmitter {
       echoTimer: undefined,
     };
     this.inflight = f;
-    const started = this.deps.tasks.transition(task.id, 'working');
+    const started = this.deps.tasks.transition(task.id, 'working', { metadata: { pty_written_at: new Date(this.deps.clock.now()).toISOString() } });
     if (!started || TERMINAL_STATES.has(started.status.state)) {
       this.clearInflight();
       return;
