@@ -1,5 +1,5 @@
 import { PORT_RANGES } from './ports.js';
-import { squash, trimBlankEdges } from './text.js';
+import { afterLastEcho, trimBlankEdges } from './text.js';
 import type { Profile } from './types.js';
 
 const RULE = /^─{10,}/;
@@ -68,17 +68,9 @@ export const claudeProfile: Profile = {
   idleConfirmMs: 500,
   cleanOutput(lines: string[], userText: string): string {
     const rows = lines.map((l) => l.replace(/\s+$/, ''));
-    // Start after the last echo of the user's message: what came before is older transcript.
-    const user = squash(userText);
-    let start = 0;
-    for (let i = rows.length - 1; i >= 0; i--) {
-      const echoed = squash(rows[i] ?? '');
-      if (/^[>❯]\s/.test(rows[i] ?? '') && echoed.length > 0 && user.startsWith(echoed.slice(0, 40))) {
-        start = i + 1;
-        while (start < rows.length && (rows[start] ?? '').trim() !== '' && !RESPONSE_MARK.test(rows[start] ?? '')) start++;
-        break;
-      }
-    }
+    // Start after the last echo of the user's message (and its wrapped rows).
+    let start = afterLastEcho(rows, userText, (r) => /^[>❯]\s/.test(r));
+    if (start > 0) while (start < rows.length && (rows[start] ?? '').trim() !== '' && !RESPONSE_MARK.test(rows[start] ?? '')) start++;
     const out: string[] = [];
     let inputBox = false;
     let inTool = false;

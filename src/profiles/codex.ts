@@ -1,6 +1,6 @@
 import { PORT_RANGES } from './ports.js';
 import { trimTrailingBlank } from './screen-rules.js';
-import { squash, trimBlankEdges } from './text.js';
+import { afterLastEcho, trimBlankEdges } from './text.js';
 import type { Profile } from './types.js';
 
 const PROMPT = /^›\s/;
@@ -73,15 +73,7 @@ export const codexProfile: Profile = {
   idleConfirmMs: 500,
   cleanOutput(lines: string[], userText: string): string {
     const rows = lines.map((l) => l.replace(/\s+$/, ''));
-    const user = squash(userText);
-    let start = 0;
-    for (let i = rows.length - 1; i >= 0; i--) {
-      const echoed = squash((rows[i] ?? '').replace(PROMPT, ''));
-      if (PROMPT.test(rows[i] ?? '') && echoed.length > 0 && user.startsWith(echoed.slice(0, 40)) && !PLACEHOLDER.test(rows[i] ?? '')) {
-        start = i + 1;
-        break;
-      }
-    }
+    const start = afterLastEcho(rows, userText, (r) => PROMPT.test(r) && !PLACEHOLDER.test(r), (r) => r.replace(PROMPT, ''));
     const out: string[] = [];
     let inTool = false;
     for (const line of rows.slice(start)) {

@@ -1,5 +1,5 @@
 import { PORT_RANGES } from './ports.js';
-import { squash, trimBlankEdges } from './text.js';
+import { afterLastEcho, trimBlankEdges } from './text.js';
 import type { Profile } from './types.js';
 
 const TOP = /^▄{10,}/;
@@ -60,16 +60,7 @@ export const geminiProfile: Profile = {
   idleConfirmMs: 500,
   cleanOutput(lines: string[], userText: string): string {
     const rows = lines.map((l) => l.replace(/\s+$/, ''));
-    const user = squash(userText);
-    let start = 0;
-    for (let i = rows.length - 1; i >= 0; i--) {
-      const row = rows[i] ?? '';
-      const echoed = squash(row.replace(PROMPT, ''));
-      if (PROMPT.test(row) && !PLACEHOLDER.test(row) && echoed.length > 0 && user.startsWith(echoed.slice(0, 40))) {
-        start = i + 1;
-        break;
-      }
-    }
+    const start = afterLastEcho(rows, userText, (r) => PROMPT.test(r) && !PLACEHOLDER.test(r), (r) => r.replace(PROMPT, ''));
     const out: string[] = [];
     let inBox = false;
     for (const line of rows.slice(start)) {

@@ -11,3 +11,18 @@ export function trimBlankEdges(lines: string[]): string[] {
 export function squash(text: string): string {
   return text.replace(/[\s│╭╮╰╯─❯>]+/g, '');
 }
+
+/**
+ * Index of the row after the last echo of the user's message (a row the `isPrompt` test accepts
+ * whose text starts the message), or 0 when the echo is not on screen: what came before it is
+ * older transcript, not this turn's answer.
+ */
+export function afterLastEcho(rows: string[], userText: string, isPrompt: (row: string) => boolean, strip: (row: string) => string = (r) => r): number {
+  const user = squash(userText);
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const row = rows[i] ?? '';
+    const echoed = squash(strip(row));
+    if (isPrompt(row) && echoed.length > 0 && user.startsWith(echoed.slice(0, 40))) return i + 1;
+  }
+  return 0;
+}

@@ -5,7 +5,7 @@ import type { Env } from '../config/paths.js';
 import type { Sql } from './store-db.js';
 import { StoreDb } from './store-db.js';
 import { systemClock, iso, type Clock } from './clock.js';
-import { isPidAlive } from './pid.js';
+import { isPidAlive } from '../registry/liveness.js';
 import { normalizeFilePath } from './file-paths.js';
 import { fileSafetyDbPath, fileSafetyEnabled } from './settings.js';
 import { formatDuration } from './duration.js';

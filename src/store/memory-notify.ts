@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Env } from '../config/paths.js';
 import { readRegistry } from './registry-reader.js';
-import { isPidAlive } from './pid.js';
+import { isPidAlive } from '../registry/liveness.js';
 
 export interface NotifyResult {
   /** Agent ids that accepted the notice. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { registryDir, type Env } from '../config/paths.js';
-import { isPidAlive } from './pid.js';
+import { isPidAlive } from '../registry/liveness.js';
 
 /**
  * The few registry fields the shared store needs (names for tables, pid for lock ownership,

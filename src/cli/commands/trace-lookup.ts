@@ -4,7 +4,7 @@ import type { Env } from '../../config/paths.js';
 import { isSynapseError, SynapseError } from '../../errors.js';
 import { changesForTask, type FileChange } from '../../store/file-safety.js';
 import { entryFromTask, HistoryStore, type HistoryEntry } from '../../store/history.js';
-import { isPidAlive } from '../../store/pid.js';
+import { isPidAlive } from '../../registry/liveness.js';
 import { readRegistry } from '../../store/registry-reader.js';
 import type { Trace } from './history-format.js';
 

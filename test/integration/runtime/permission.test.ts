@@ -78,6 +78,8 @@ describe('foreground: never type into a human\'s prompt', () => {
     try {
       await waitFor(async () => (await getJson(`${endpoint}/status`)).body.ready_for_messages, 15_000, 'ready');
       term.write('half-written');
+      // The precondition: the user's text is in the CLI's input box before the message arrives.
+      await waitFor(async () => (await getJson(`${endpoint}/screen`)).body.lines.some((l: string) => l.startsWith('echo> half-written')), 5000, 'typed text on screen');
       const sent = await postJson(`${endpoint}/tasks/send`, textMessage('from a peer'));
       // While the text sits in the box (and beyond the 2 s idle time), nothing is typed into it.
       await new Promise((r) => setTimeout(r, 2600));
