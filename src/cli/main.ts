@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { SynapseError } from '../errors.js';
 import { exitCodeFor, ExitRequest } from './exit.js';
 import { registerAgentCommands } from './commands/agents.js';
+import { registerExternalCommands } from './commands/external.js';
 import { registerMessagingCommands } from './commands/messaging.js';
 import { registerStoreCommands } from './commands/team-store.js';
 import { VERSION } from '../version.js';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerAgentCommands(program);
   registerMessagingCommands(program);
   registerStoreCommands(program);
+  registerExternalCommands(program);
   return program;
 }
 

@@ -101,6 +101,11 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     if (logStream) logStream.write(line);
     else process.stdout.write(line);
   };
+  if (!opts.headless) {
+    // In the foreground stdout is the user's terminal: library chatter goes to the log instead.
+    const toLog = (...args: unknown[]) => log(args.map((a) => (typeof a === 'string' ? a : String(a))).join(' '));
+    console.log = console.info = console.warn = console.error = console.debug = toLog;
+  }
 
   const stateDir = agentStateDir(env);
   fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
@@ -349,6 +354,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       env,
       server: claim.server,
       webhooks: webhookStore,
+      log: (m) => log(m),
       ...(host === '127.0.0.1' || host === 'localhost' || host === '::1' ? { allowedHosts: loopbackHostCheck } : {}),
     });
     await app.ready();

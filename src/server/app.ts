@@ -4,7 +4,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Env } from '../config/paths.js';
 import type { AgentApi } from './agent-api.js';
 import { installErrorHandler } from './errors.js';
+import { a2aRoutes } from './routes/a2a-routes.js';
 import { agentRoutes } from './routes/agent.js';
+import { externalRoutes } from './routes/external.js';
 import { replyRoutes } from './routes/replies.js';
 import { streamRoutes } from './routes/streams.js';
 import { taskRoutes } from './routes/tasks.js';
@@ -23,6 +25,8 @@ export interface AppOptions {
   bodyLimit?: number;
   /** When set, requests whose Host header is not in it get 403 (DNS-rebinding guard). */
   allowedHosts?: (host: string) => boolean;
+  /** The agent's event log. */
+  log?: (msg: string) => void;
   /** The agent's webhooks; without it there are no /webhooks routes. */
   webhooks?: WebhookStore;
   /** An already-listening server (the port claim); without it the app is for `inject`/`listen`. */
@@ -68,5 +72,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(replyRoutes, { api: opts.api });
   await app.register(teamStoreRoutes, { workingDir: opts.workingDir, agentId: opts.agentId, env: opts.env });
   if (opts.webhooks) await app.register(webhookRoutes, { store: opts.webhooks });
+  // Standard A2A (JSON-RPC, HTTP+JSON, v0.3, gRPC on port + 1000) over the same tasks.
+  await app.register(a2aRoutes, {
+    api: opts.api,
+    card: () => ({ self: opts.api.entry(), displayName: opts.displayName, description: opts.description, peers: opts.api.peers() }),
+    grpcPort: opts.server ? opts.api.entry().port + 1000 : null,
+    ...(opts.log ? { log: opts.log } : {}),
+  });
+  await app.register(externalRoutes, { env: opts.env });
   return app;
 }

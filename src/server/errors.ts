@@ -15,6 +15,7 @@ const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   blocked: 409,
   task_not_cancelable: 409,
   agent_not_ready: 503,
+  answer_timeout: 504,
   agent_unreachable: 502,
   delivery_failed: 502,
   database_error: 500,

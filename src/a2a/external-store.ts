@@ -1,0 +1,123 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SynapseError } from '../errors.js';
+
+type Env = Record<string, string | undefined>;
+
+/** A remote A2A agent this user talks to, as kept in `~/.a2a/external/<alias>.json`. */
+export interface ExternalAgent {
+  alias: string;
+  /** What the user gave to `external add` (base URL or card URL). */
+  url: string;
+  /** Where the card was read. */
+  card_url: string;
+  /** The card's protocol: 1.0 (`supportedInterfaces`) or 0.3 (`url` + `preferredTransport`). */
+  protocol_version: '1.0' | '0.3';
+  name: string;
+  description: string;
+  /** Sent with every request (auth tokens live here: the file is 0600). */
+  headers: Record<string, string>;
+  /** The card exactly as the agent served it. */
+  card: Record<string, unknown>;
+  added_at: string;
+  updated_at: string;
+}
+
+/** `~/.a2a/external`, or `SYNAPSE_EXTERNAL_DIR`. */
+export function externalDir(env: Env = process.env): string {
+  if (env.SYNAPSE_EXTERNAL_DIR) return env.SYNAPSE_EXTERNAL_DIR;
+  const home = env.HOME && env.HOME.length > 0 ? env.HOME : os.homedir();
+  return path.join(home, '.a2a', 'external');
+}
+
+const ALIAS = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+
+export function validateAlias(alias: string): string {
+  const a = alias.trim().toLowerCase();
+  if (!ALIAS.test(a)) throw new SynapseError('invalid_input', `alias "${alias}" is not valid: use 1-63 letters, digits, ".", "_" or "-", starting with a letter or digit`);
+  return a;
+}
+
+/** A default alias from the card's name: "Recipe Agent!" → "recipe-agent". */
+export function aliasFromName(name: string): string {
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[-._]+|[-._]+$/g, '')
+    .slice(0, 63);
+  return slug || 'agent';
+}
+
+function isExternalAgent(v: unknown): v is ExternalAgent {
+  if (typeof v !== 'object' || v === null) return false;
+  const e = v as Record<string, unknown>;
+  return (
+    typeof e.alias === 'string' &&
+    typeof e.url === 'string' &&
+    typeof e.card_url === 'string' &&
+    (e.protocol_version === '1.0' || e.protocol_version === '0.3') &&
+    typeof e.name === 'string' &&
+    typeof e.headers === 'object' &&
+    e.headers !== null &&
+    typeof e.card === 'object' &&
+    e.card !== null
+  );
+}
+
+/** One JSON file per external agent, written atomically (temp file + rename) with mode 0600. */
+export class ExternalStore {
+  constructor(readonly dir: string) {}
+
+  private file(alias: string): string {
+    return path.join(this.dir, `${validateAlias(alias)}.json`);
+  }
+
+  private read(file: string): ExternalAgent | null {
+    try {
+      const parsed: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+      return isExternalAgent(parsed) ? parsed : null;
+    } catch {
+      return null;
+    }
+  }
+
+  list(): ExternalAgent[] {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.dir).filter((n) => n.endsWith('.json'));
+    } catch {
+      return [];
+    }
+    return names
+      .map((n) => this.read(path.join(this.dir, n)))
+      .filter((a): a is ExternalAgent => a !== null)
+      .sort((a, b) => a.alias.localeCompare(b.alias));
+  }
+
+  find(alias: string): ExternalAgent | null {
+    return this.read(this.file(alias));
+  }
+
+  get(alias: string): ExternalAgent {
+    const agent = this.find(alias);
+    if (agent) return agent;
+    const known = this.list().map((a) => a.alias);
+    throw new SynapseError('target_not_found', `no external agent "${alias}"${known.length ? `; known: ${known.join(', ')}` : '; add one with `synapse external add <url>`'}`, { candidates: known });
+  }
+
+  save(agent: ExternalAgent): ExternalAgent {
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const file = this.file(agent.alias);
+    const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+    fs.writeFileSync(tmp, `${JSON.stringify(agent, null, 2)}\n`, { mode: 0o600 });
+    fs.renameSync(tmp, file);
+    return agent;
+  }
+
+  remove(alias: string): ExternalAgent {
+    const agent = this.get(alias);
+    fs.rmSync(this.file(alias), { force: true });
+    return agent;
+  }
+}

@@ -1,0 +1,91 @@
+import type { AgentCard, AgentInterface, AgentSkill } from '@a2a-js/sdk';
+import { buildAgentCard, type CardInput } from '../card.js';
+
+/** Paths of the A2A bindings on the agent's HTTP port. */
+export const A2A_PATHS = {
+  jsonrpc: '/a2a/jsonrpc',
+  rest: '/a2a/rest/v1',
+  jsonrpcV03: '/a2a/v0.3/jsonrpc',
+  card: '/.well-known/agent-card.json',
+} as const;
+
+/** The card extension that carries Synapse's own data about the agent. */
+export const SYNAPSE_EXTENSION_URI = 'urn:synapse-a2a:extension:agent:v1';
+
+export interface CardEndpoints {
+  /** `http://127.0.0.1:<port>`. */
+  base: string;
+  /** `127.0.0.1:<port + 1000>` once the gRPC server listens, else null. */
+  grpc: string | null;
+}
+
+function iface(url: string, protocolBinding: string, protocolVersion: string): AgentInterface {
+  return { url, protocolBinding, protocolVersion, tenant: '' };
+}
+
+/**
+ * The agent's A2A v1.0 card: every binding it serves (in order of preference), streaming and
+ * push notifications, its skill, and the Synapse extension (identity, status, team context) —
+ * the same facts as Synapse's own `/.well-known/agent.json`, in the SDK's card types.
+ */
+export function buildA2aCard(input: CardInput, endpoints: CardEndpoints): AgentCard {
+  const own = buildAgentCard(input);
+  const interfaces = [iface(`${endpoints.base}${A2A_PATHS.jsonrpc}`, 'JSONRPC', '1.0'), iface(`${endpoints.base}${A2A_PATHS.rest}`, 'HTTP+JSON', '1.0')];
+  if (endpoints.grpc) interfaces.push(iface(endpoints.grpc, 'GRPC', '1.0'));
+  interfaces.push(iface(`${endpoints.base}${A2A_PATHS.jsonrpcV03}`, 'JSONRPC', '0.3'));
+  const skills: AgentSkill[] = own.skills.map((s) => ({ ...s, inputModes: [], outputModes: [], securityRequirements: [] }));
+  return {
+    name: own.name,
+    description: own.description,
+    version: own.version,
+    provider: own.provider,
+    supportedInterfaces: interfaces,
+    capabilities: {
+      streaming: true,
+      pushNotifications: true,
+      extendedAgentCard: false,
+      extensions: [
+        {
+          uri: SYNAPSE_EXTENSION_URI,
+          description: 'Synapse agent: a PTY-wrapped CLI in a Synapse team. params.agent is its identity and status, params.context tells a peer how to talk to it.',
+          required: false,
+          params: { agent: own.extensions.synapse, context: own.extensions['x-synapse-context'] },
+        },
+      ],
+    },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: own.defaultInputModes,
+    defaultOutputModes: own.defaultOutputModes,
+    skills,
+    signatures: [],
+  };
+}
+
+/**
+ * The same card in v0.3 shape, for a client that asks with `A2A-Version: 0.3`: one `url` plus
+ * `preferredTransport`, pointing at the v0.3 JSON-RPC endpoint (the only v0.3 binding served).
+ */
+export function legacyCardJson(card: AgentCard): Record<string, unknown> {
+  const v03 = card.supportedInterfaces.find((i) => i.protocolVersion === '0.3');
+  const url = v03?.url ?? '';
+  return {
+    protocolVersion: '0.3.0',
+    name: card.name,
+    description: card.description,
+    url,
+    preferredTransport: 'JSONRPC',
+    additionalInterfaces: [{ url, transport: 'JSONRPC' }],
+    version: card.version,
+    ...(card.provider ? { provider: { organization: card.provider.organization, url: card.provider.url } } : {}),
+    capabilities: {
+      streaming: card.capabilities?.streaming ?? false,
+      pushNotifications: card.capabilities?.pushNotifications ?? false,
+      stateTransitionHistory: false,
+      extensions: (card.capabilities?.extensions ?? []).map((e) => ({ uri: e.uri, description: e.description, required: e.required, ...(e.params ? { params: e.params } : {}) })),
+    },
+    defaultInputModes: card.defaultInputModes,
+    defaultOutputModes: card.defaultOutputModes,
+    skills: card.skills.map((s) => ({ id: s.id, name: s.name, description: s.description, tags: s.tags, examples: s.examples })),
+  };
+}

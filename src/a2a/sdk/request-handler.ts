@@ -1,0 +1,149 @@
+import type {
+  AgentCard,
+  CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetExtendedAgentCardRequest,
+  GetTaskPushNotificationConfigRequest,
+  GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksRequest,
+  ListTasksResponse,
+  Message,
+  SendMessageRequest,
+  StreamResponse,
+  SubscribeToTaskRequest,
+  Task,
+  TaskPushNotificationConfig,
+} from '@a2a-js/sdk';
+import { A2AError, RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import type { A2ARequestHandler, DefaultRequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import { isSynapseError } from '../../errors.js';
+import { pickChoice } from '../../profiles/permission.js';
+import type { PermissionChoice } from '../../profiles/types.js';
+import { TERMINAL_STATES, type Task as OurTask } from '../task.js';
+import { fromSdkParts, sdkMessageText, sendOptions } from './convert.js';
+import type { RespondingAgentApi } from './executor.js';
+import { findTask } from './task-store.js';
+
+export const NOT_READY_RETRY_S = 5;
+
+/** The agent is still starting (same rule as `/tasks/send`'s 503); REST maps it to 503 + Retry-After. */
+export function agentNotReady(): A2AError {
+  return new A2AError({
+    message: `the agent is still starting; retry in ${NOT_READY_RETRY_S} s`,
+    metadata: { synapse_code: 'agent_not_ready', retry_after_s: String(NOT_READY_RETRY_S) },
+  });
+}
+
+export function isAgentNotReady(err: unknown): boolean {
+  return err instanceof A2AError && err.metadata?.synapse_code === 'agent_not_ready';
+}
+
+/** The approval dialog an input-required task is waiting on, if that is what it waits for. */
+function permissionChoices(task: OurTask): PermissionChoice[] | null {
+  const p = task.metadata.permission as { choices?: unknown } | null | undefined;
+  return p && Array.isArray(p.choices) ? (p.choices as PermissionChoice[]) : null;
+}
+
+/**
+ * The SDK's DefaultRequestHandler, with Synapse's admission rules applied before it runs — so a
+ * refused message is a clean error response instead of a task the SDK marks failed: the
+ * start-up gate, a message that carries something to deliver, and a follow-up only for a task
+ * that waits for input. A follow-up's answer is handed to the runtime here too, for the same
+ * reason (an answer that is not one of the dialog's choices is the client's error); the SDK
+ * then runs the turn as usual and streams the task from input-required onwards. The card comes
+ * from `card()` on every call, so what clients read (status, gRPC once it listens) is current.
+ */
+export class SynapseRequestHandler implements A2ARequestHandler {
+  constructor(
+    private readonly inner: DefaultRequestHandler,
+    private readonly api: RespondingAgentApi,
+    private readonly card: () => AgentCard,
+  ) {}
+
+  private async admit(params: SendMessageRequest): Promise<void> {
+    const message = params.message;
+    if (!message) throw new RequestMalformedError('request.message is required');
+    if (!message.messageId) throw new RequestMalformedError('message.messageId is required');
+    if (fromSdkParts(message.parts ?? []).length === 0) throw new RequestMalformedError('the message has no parts with content');
+    if (message.taskId) return this.answer(message.taskId, message.contextId, sdkMessageText(message));
+    const { priority, metadata } = sendOptions(message.metadata, params.metadata, message.messageId);
+    // Until start-up is done only urgent messages and answers get through (as on /tasks/send).
+    const passes = priority >= 5 || typeof metadata.in_reply_to === 'string';
+    if (!passes && !this.api.readyForMessages()) throw agentNotReady();
+  }
+
+  /** A message for an existing task: the answer to what it waits for (free text or a dialog choice). */
+  private async answer(taskId: string, contextId: string, text: string): Promise<void> {
+    const task = findTask(this.api, taskId);
+    if (!task) throw new TaskNotFoundError(`Task not found: ${taskId}`);
+    if (TERMINAL_STATES.has(task.status.state)) throw new UnsupportedOperationError(`task ${task.id} is ${task.status.state} and takes no more messages; send a new message without taskId`);
+    if (task.status.state !== 'input-required') throw new UnsupportedOperationError(`task ${task.id} is ${task.status.state}; only a task in input-required takes a follow-up message`);
+    if (contextId && contextId !== task.context_id) throw new RequestMalformedError(`contextId ${contextId} is not the context of task ${task.id} (${task.context_id})`);
+    const choices = permissionChoices(task);
+    try {
+      if (this.api.respond) {
+        await this.api.respond(task.id, text);
+        return;
+      }
+      if (!choices) throw new UnsupportedOperationError(`task ${task.id} waits for input this agent cannot take over A2A`);
+      if (!pickChoice(choices, text)) throw new RequestMalformedError(`"${text}" is not one of the choices: ${choices.map((c) => `${c.key}. ${c.label}`).join(' | ')}`);
+      this.api.answerPermission(task.id, text);
+    } catch (err) {
+      if (isSynapseError(err) && err.code === 'invalid_input') throw new RequestMalformedError(err.message);
+      if (isSynapseError(err) && (err.code === 'conflict' || err.code === 'task_not_cancelable')) throw new UnsupportedOperationError(err.message);
+      throw err;
+    }
+  }
+
+  async getAgentCard(): Promise<AgentCard> {
+    return this.card();
+  }
+
+  getAuthenticatedExtendedAgentCard(params: GetExtendedAgentCardRequest, context: ServerCallContext): Promise<AgentCard> {
+    return this.inner.getAuthenticatedExtendedAgentCard(params, context);
+  }
+
+  async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+    await this.admit(params);
+    return this.inner.sendMessage(params, context);
+  }
+
+  async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    await this.admit(params);
+    yield* this.inner.sendMessageStream(params, context);
+  }
+
+  getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
+    return this.inner.getTask(params, context);
+  }
+
+  listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    return this.inner.listTasks(params, context);
+  }
+
+  cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    return this.inner.cancelTask(params, context);
+  }
+
+  createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    return this.inner.createTaskPushNotificationConfig(params, context);
+  }
+
+  getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    return this.inner.getTaskPushNotificationConfig(params, context);
+  }
+
+  listTaskPushNotificationConfigs(params: ListTaskPushNotificationConfigsRequest, context: ServerCallContext): Promise<ListTaskPushNotificationConfigsResponse> {
+    return this.inner.listTaskPushNotificationConfigs(params, context);
+  }
+
+  deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
+    return this.inner.deleteTaskPushNotificationConfig(params, context);
+  }
+
+  resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    return this.inner.resubscribe(params, context);
+  }
+}

@@ -1,0 +1,146 @@
+import type { Command } from 'commander';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+const HELP = `
+External agents are A2A agents outside this machine's registry (any A2A 1.0 or 0.3 server).
+Their cards live in ~/.a2a/external/<alias>.json (mode 0600: --header values may be tokens).
+
+Examples:
+  synapse external add http://127.0.0.1:9000 --alias planner
+  synapse external add https://agents.example.com/recipes --header "Authorization=Bearer $TOKEN"
+  synapse external list
+  synapse external send planner "summarise the open issues" --wait
+  synapse external send planner "long job" --stream
+  synapse external remove planner
+
+Exit codes: 0 ok · 1 bad input or the URL serves no usable card · 3 unknown alias
+            5 agent unreachable or sending failed · 6 --wait/--stream timed out`;
+
+function parseHeaders(pairs: string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs ?? []) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`--header wants K=V, got "${pair}"`);
+    out[pair.slice(0, at).trim()] = pair.slice(at + 1);
+  }
+  return out;
+}
+
+function print(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/** `synapse external …`: the SDK client is heavy, so every action loads its modules itself. */
+export function registerExternalCommands(program: Command): void {
+  const external = program.command('external').description('Remote A2A agents: add by URL, list, inspect, send').addHelpText('after', HELP);
+
+  external
+    .command('add')
+    .description('Read and check the agent card at <url> (A2A 1.0 or 0.3) and keep it under an alias')
+    .argument('<url>', 'the agent base URL (its card is <url>/.well-known/agent-card.json) or the card URL itself')
+    .option('--alias <alias>', 'name to use it by (default: from the card name)')
+    .option('--header <K=V>', 'send this header with every request (repeatable)', collect)
+    .option('--json', 'print the stored record')
+    .action(async (url: string, flags: { alias?: string; header?: string[]; json?: boolean }) => {
+      const [{ addExternal }, { ExternalStore, externalDir }, { SynapseError }] = await Promise.all([import('../../a2a/external-client.js'), import('../../a2a/external-store.js'), import('../../errors.js')]);
+      let headers: Record<string, string>;
+      try {
+        headers = parseHeaders(flags.header);
+      } catch (err) {
+        throw new SynapseError('usage', (err as Error).message);
+      }
+      const agent = await addExternal(new ExternalStore(externalDir()), { url, headers, ...(flags.alias ? { alias: flags.alias } : {}) });
+      if (flags.json) return print(JSON.stringify(summary(agent), null, 2));
+      print(`added ${agent.alias}: ${agent.name} (A2A ${agent.protocol_version}) from ${agent.card_url}`);
+    });
+
+  external
+    .command('list')
+    .description('List the external agents')
+    .option('--json', 'print JSON')
+    .action(async (flags: { json?: boolean }) => {
+      const [{ ExternalStore, externalDir }, { renderTable, preview }] = await Promise.all([import('../../a2a/external-store.js'), import('../table.js')]);
+      const agents = new ExternalStore(externalDir()).list();
+      if (flags.json) return print(JSON.stringify(agents.map((a) => summary(a)), null, 2));
+      if (agents.length === 0) return print('no external agents; add one with `synapse external add <url>`');
+      print(renderTable(['ALIAS', 'NAME', 'A2A', 'URL', 'DESCRIPTION'], agents.map((a) => [a.alias, a.name, a.protocol_version, a.url, preview(a.description, 40)])));
+    });
+
+  external
+    .command('info')
+    .description('Show one external agent: bindings, skills, capabilities')
+    .argument('<alias>')
+    .option('--json', 'print the stored record with its card')
+    .action(async (alias: string, flags: { json?: boolean }) => {
+      const [{ ExternalStore, externalDir }, { storedCard }] = await Promise.all([import('../../a2a/external-store.js'), import('../../a2a/external-client.js')]);
+      const agent = new ExternalStore(externalDir()).get(alias);
+      if (flags.json) return print(JSON.stringify({ ...summary(agent), card: agent.card }, null, 2));
+      const card = storedCard(agent);
+      const lines = [
+        `${agent.alias}: ${agent.name} (A2A ${agent.protocol_version})`,
+        agent.description,
+        `card: ${agent.card_url}`,
+        `streaming: ${card.capabilities?.streaming ? 'yes' : 'no'}, push notifications: ${card.capabilities?.pushNotifications ? 'yes' : 'no'}`,
+        'bindings (first is preferred):',
+        ...card.supportedInterfaces.map((i) => `  ${i.protocolBinding} ${i.protocolVersion || '?'}  ${i.url}`),
+        'skills:',
+        ...(card.skills.length ? card.skills.map((s) => `  ${s.id}: ${s.name}${s.description ? ` — ${s.description}` : ''}`) : ['  (none)']),
+        ...(Object.keys(agent.headers).length ? [`headers: ${Object.keys(agent.headers).join(', ')} (values hidden)`] : []),
+      ];
+      print(lines.join('\n'));
+    });
+
+  external
+    .command('remove')
+    .description('Forget an external agent')
+    .argument('<alias>')
+    .option('--json', 'print the removed record')
+    .action(async (alias: string, flags: { json?: boolean }) => {
+      const { ExternalStore, externalDir } = await import('../../a2a/external-store.js');
+      const agent = new ExternalStore(externalDir()).remove(alias);
+      if (flags.json) return print(JSON.stringify(summary(agent), null, 2));
+      print(`removed ${agent.alias}`);
+    });
+
+  external
+    .command('send')
+    .description('Send a message to an external agent over the best binding its card offers')
+    .argument('<alias>')
+    .argument('<message>')
+    .option('--wait', 'block until the task is done (or needs input) and print the answer')
+    .option('--stream', 'stream status and artifact events, then print the answer')
+    .option('--timeout <seconds>', 'with --wait/--stream: give up after this long (exit 6)', '300')
+    .option('--json', 'print {via, task_id, context_id, state, text}')
+    .action(async (alias: string, message: string, flags: { wait?: boolean; stream?: boolean; timeout: string; json?: boolean }) => {
+      const [{ ExternalStore, externalDir }, { sendExternal }, { SynapseError }] = await Promise.all([import('../../a2a/external-store.js'), import('../../a2a/external-client.js'), import('../../errors.js')]);
+      const seconds = Number(flags.timeout);
+      if (!Number.isFinite(seconds) || seconds <= 0) throw new SynapseError('usage', `--timeout wants seconds > 0, got "${flags.timeout}"`);
+      const agent = new ExternalStore(externalDir()).get(alias);
+      const mode = flags.stream ? 'stream' : flags.wait ? 'wait' : 'return';
+      const result = await sendExternal(agent, message, {
+        mode,
+        ...(mode === 'return' ? {} : { timeoutMs: seconds * 1000 }),
+        ...(mode === 'stream' && !flags.json ? { onEvent: (n) => process.stderr.write(`[${n.kind}${n.state ? ` ${n.state}` : ''}]${n.kind === 'artifact' ? '' : n.text ? ` ${n.text}` : ''}\n`) } : {}),
+      });
+      if (flags.json) return print(JSON.stringify(result, null, 2));
+      if (mode === 'return') return print(`sent to ${agent.alias} via ${result.via}: task ${result.task_id ?? '-'} ${result.state ?? ''}`.trimEnd());
+      print(result.text || `(no answer text; task ${result.task_id ?? '-'} is ${result.state ?? 'unknown'})`);
+    });
+}
+
+interface Summary {
+  alias: string;
+  name: string;
+  description: string;
+  url: string;
+  card_url: string;
+  protocol_version: string;
+  header_names: string[];
+  added_at: string;
+  updated_at: string;
+}
+
+function summary(a: { alias: string; name: string; description: string; url: string; card_url: string; protocol_version: string; headers: Record<string, string>; added_at: string; updated_at: string }): Summary {
+  return { alias: a.alias, name: a.name, description: a.description, url: a.url, card_url: a.card_url, protocol_version: a.protocol_version, header_names: Object.keys(a.headers), added_at: a.added_at, updated_at: a.updated_at };
+}

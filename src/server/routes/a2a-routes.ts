@@ -1,0 +1,85 @@
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { CardInput } from '../../a2a/card.js';
+import { A2A_PATHS } from '../../a2a/sdk/card.js';
+import type { A2aService } from '../../a2a/sdk/service.js';
+import type { AgentApi } from '../agent-api.js';
+import type { A2aHandlers } from './a2a-handlers.js';
+import type { RestOp } from './a2a-rest.js';
+
+export interface A2aRouteOptions {
+  api: AgentApi;
+  /** What the card says about this agent, read on every card request. */
+  card: () => CardInput;
+  /** gRPC port (the agent's port + 1000), or null for no gRPC (apps used through inject). */
+  grpcPort?: number | null;
+  /** Host gRPC binds to; the agent binds loopback only. */
+  grpcHost?: string;
+  log?: (msg: string) => void;
+  /** Push retry waits in ms (tests). */
+  pushBackoffMs?: readonly number[];
+  /** Receives the service once built (tests reach its stores through it). */
+  onService?: (service: A2aService) => void;
+}
+
+/** HTTP+JSON resources under /a2a/rest/v1 (each also with a trailing slash). */
+const REST_ROUTES: ReadonlyArray<readonly ['GET' | 'POST' | 'DELETE', string, RestOp]> = [
+  ['POST', '/:verb', 'verb'],
+  ['GET', '/tasks', 'listTasks'],
+  ['GET', '/tasks/:task', 'task'],
+  ['POST', '/tasks/:task', 'task'],
+  ['POST', '/tasks/:id/pushNotificationConfigs', 'createPush'],
+  ['GET', '/tasks/:id/pushNotificationConfigs', 'listPush'],
+  ['GET', '/tasks/:id/pushNotificationConfigs/:configId', 'getPush'],
+  ['DELETE', '/tasks/:id/pushNotificationConfigs/:configId', 'deletePush'],
+  ['GET', '/extendedAgentCard', 'extendedCard'],
+];
+
+/**
+ * Standard A2A on every agent, over the same tasks as Synapse's own routes: JSON-RPC 2.0
+ * (A2A 1.0, and 0.3 for older clients), HTTP+JSON, the v1.0 agent card and, for a real agent,
+ * gRPC on its own port. Encapsulated on purpose: bodies reach this scope as raw strings (so a
+ * malformed one gets the protocol's own error, not Fastify's 400), and errors are answered in
+ * the protocol's shapes. The SDK side loads after the app is ready (or on the first request),
+ * so it does not delay the agent's HTTP start.
+ */
+export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, opts) => {
+  let loading: Promise<A2aHandlers> | null = null;
+  let closed = false;
+  const load = (): Promise<A2aHandlers> =>
+    (loading ??= import('./a2a-handlers.js').then(({ createA2aHandlers }) => {
+      const handlers = createA2aHandlers({ api: opts.api, card: opts.card, log: opts.log ?? (() => undefined), ...(opts.pushBackoffMs ? { pushBackoffMs: opts.pushBackoffMs } : {}) });
+      opts.onService?.(handlers.service);
+      if (opts.grpcPort && !closed) void handlers.service.startGrpc(opts.grpcHost ?? '127.0.0.1', opts.grpcPort);
+      return handlers;
+    }));
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, text, done) => done(null, text));
+
+  // Failures before a handler runs (body too large, …): JSON-RPC envelope or REST status body.
+  app.setErrorHandler(async (err: FastifyError, req, reply) => {
+    const status = typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500;
+    return (await load()).early(req.url.startsWith(A2A_PATHS.rest) ? 'rest' : 'jsonrpc', status, err.message, reply);
+  });
+
+  const jsonrpc = (path: 'main' | 'v03') => async (req: FastifyRequest, reply: FastifyReply) => (await load()).jsonrpc(path, req, reply);
+  for (const url of [A2A_PATHS.jsonrpc, `${A2A_PATHS.jsonrpc}/`]) app.post(url, jsonrpc('main'));
+  for (const url of [A2A_PATHS.jsonrpcV03, `${A2A_PATHS.jsonrpcV03}/`]) app.post(url, jsonrpc('v03'));
+
+  for (const [method, path, op] of REST_ROUTES) {
+    const handler = async (req: FastifyRequest, reply: FastifyReply) => (await load()).rest[op](req, reply);
+    for (const url of [`${A2A_PATHS.rest}${path}`, `${A2A_PATHS.rest}${path}/`]) app.route({ method, url, handler });
+  }
+  app.all(`${A2A_PATHS.rest}/*`, async (req, reply) => (await load()).rest.unknown(req, reply));
+
+  app.get(A2A_PATHS.card, async (req, reply) => (await load()).card(req, reply));
+
+  // Warm up once the app is ready: the first A2A request should not pay for the imports.
+  app.addHook('onReady', async () => {
+    setImmediate(() => void load().catch((err: Error) => opts.log?.(`a2a: cannot load the A2A service: ${err.message}`)));
+  });
+  app.addHook('onClose', async () => {
+    closed = true;
+    if (loading) await (await loading).service.close();
+  });
+};

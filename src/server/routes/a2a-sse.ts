@@ -1,0 +1,54 @@
+import type { FastifyReply } from 'fastify';
+
+const KEEPALIVE_MS = 15_000;
+
+/**
+ * Streams an SDK event generator as Server-Sent Events. The first event is awaited before any
+ * header goes out ("peek"), so a request the SDK refuses up front (unknown task, bad params)
+ * is answered as a normal error response instead of a stream with one error in it.
+ */
+export async function streamSse<T>(
+  reply: FastifyReply,
+  events: AsyncGenerator<T, void, undefined>,
+  encode: (event: T) => unknown,
+  onEarlyError: (err: unknown) => unknown,
+  encodeError: (err: unknown) => unknown,
+  headers: Record<string, string> = {},
+): Promise<unknown> {
+  let first: IteratorResult<T, void>;
+  try {
+    first = await events.next();
+  } catch (err) {
+    return onEarlyError(err);
+  }
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  const keepalive = setInterval(() => raw.write(': keepalive\n\n'), KEEPALIVE_MS);
+  keepalive.unref();
+  let gone = false;
+  raw.on('close', () => {
+    gone = true;
+    // Lets the SDK drop its queue once its pending wait resolves.
+    void events.return(undefined).catch(() => undefined);
+  });
+  const write = (text: string) => {
+    if (!gone && !raw.writableEnded) raw.write(text);
+  };
+  try {
+    if (!first.done) write(`data: ${JSON.stringify(encode(first.value))}\n\n`);
+    if (!first.done) {
+      for (;;) {
+        const next = await events.next();
+        if (next.done || gone) break;
+        write(`data: ${JSON.stringify(encode(next.value))}\n\n`);
+      }
+    }
+  } catch (err) {
+    write(`event: error\ndata: ${JSON.stringify(encodeError(err))}\n\n`);
+  } finally {
+    clearInterval(keepalive);
+    if (!raw.writableEnded) raw.end();
+  }
+  return reply;
+}
