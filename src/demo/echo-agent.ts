@@ -122,6 +122,12 @@ class EchoAgent {
       }
       return;
     }
+    if (ch === '\x15') {
+      // Ctrl-U clears the input line, as in the real CLIs.
+      this.buffer = '';
+      if (!this.thinking && this.ready) this.write(`\r\x1b[2K${PROMPT}`);
+      return;
+    }
     if (ch === '\x04' && !this.thinking && this.buffer === '') {
       this.write('\r\nbye\r\n');
       process.exit(0);

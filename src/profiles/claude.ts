@@ -40,6 +40,7 @@ export const claudeProfile: Profile = {
   // A CR in the same write as the paste is taken as part of it; 50 ms apart always submits.
   submit: { bracketedPaste: true, key: '\r', delayMs: 50, confirmMs: 3000 },
   interrupt: { kind: 'key', key: '\x1b' },
+  clearInputKey: '\x15',
   status: {
     waiting: [
       { patterns: [/Do you want to (proceed|make this edit|create|allow)/] },

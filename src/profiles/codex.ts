@@ -54,6 +54,7 @@ export const codexProfile: Profile = {
   autoApproveArgs: ['--dangerously-bypass-approvals-and-sandbox'],
   submit: { bracketedPaste: true, key: '\r', delayMs: 50, confirmMs: 3000 },
   interrupt: { kind: 'key', key: '\x1b' },
+  clearInputKey: '\x15',
   status: {
     waiting: [{ patterns: [/Would you like to (run the following command|make the following edits)\?/] }],
     processing: [

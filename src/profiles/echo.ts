@@ -23,6 +23,7 @@ export const echoProfile: Profile = {
   permission: { question: /Allow this\?/, select: 'digit' },
   submit: { bracketedPaste: true, key: '\r', delayMs: 5, confirmMs: 1500 },
   interrupt: { kind: 'key', key: '\x1b' },
+  clearInputKey: '\x15',
   status: {
     waiting: [{ patterns: [/^Allow this\?/] }],
     processing: [{ patterns: [/esc to interrupt/], lastRows: 2 }],

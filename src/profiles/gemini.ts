@@ -44,6 +44,7 @@ export const geminiProfile: Profile = {
   // The CR must come at least 60 ms after the paste or Gemini takes it as part of the paste.
   submit: { bracketedPaste: true, key: '\r', delayMs: 100, confirmMs: 3000, firstInputDelayMs: 500 },
   interrupt: { kind: 'key', key: '\x1b' },
+  clearInputKey: '\x15',
   status: {
     waiting: [{ patterns: [/Allow execution of|Apply this change\?/] }],
     // Only the status row above the (last) input box counts: a resize leaves stale copies above.

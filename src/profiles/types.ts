@@ -63,6 +63,8 @@ export interface Profile {
   resumeFlags: string[];
   submit: SubmitSpec;
   interrupt: InterruptSpec;
+  /** Clears the input row (Ctrl-U in Claude Code, Codex and Gemini CLI). */
+  clearInputKey?: string;
   status: {
     /** Checked first: the CLI asks its human something. */
     waiting: ScreenRule[];

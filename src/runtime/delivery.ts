@@ -341,7 +341,8 @@ export class DeliveryLoop extends EventEmitter {
       return;
     }
     this.emit('delivering', started);
-    void this.deps.injector.inject(text).then(() => {
+    const leftover = (this.deps.profile.inputText(viewOf(this.deps.screen.viewport())) ?? '') !== '';
+    void this.deps.injector.inject(text, { clearFirst: leftover }).then(() => {
       if (f.interruptAfterSubmit) {
         this.deps.clock.setTimeout(() => {
           this.interruptNow();

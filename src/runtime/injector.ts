@@ -4,6 +4,7 @@ import type { AgentTerminal } from './terminal.js';
 
 const PASTE_START = '\x1b[200~';
 const PASTE_END = '\x1b[201~';
+const CLEAR_SETTLE_MS = 50;
 
 /** Writes already-sanitised text into the CLI the way its profile says it takes input. */
 export class Injector {
@@ -15,12 +16,17 @@ export class Injector {
 
   /**
    * Text first (one bracketed paste, or typed with newlines flattened), then the submit key as
-   * its own write after the profile's delay. `onSubmit` runs right after the submit key is written.
+   * its own write after the profile's delay; resolves once the submit key is written.
    */
-  inject(text: string, onTextWritten?: () => void): Promise<void> {
+  async inject(text: string, opts: { clearFirst?: boolean } = {}): Promise<void> {
     const { bracketedPaste, key, delayMs } = this.profile.submit;
+    if (opts.clearFirst && this.profile.clearInputKey) {
+      // Text left in the input box (e.g. a prompt the CLI restored after an interrupt) would be
+      // submitted together with the message: clear the row first.
+      this.terminal.write(this.profile.clearInputKey);
+      await new Promise((r) => this.clock.setTimeout(() => r(undefined), CLEAR_SETTLE_MS));
+    }
     this.terminal.write(bracketedPaste ? `${PASTE_START}${text}${PASTE_END}` : text.replace(/\n+/g, ' '));
-    onTextWritten?.();
     return new Promise((resolve) => {
       this.clock.setTimeout(() => {
         this.terminal.write(key);

@@ -1,0 +1,254 @@
+// The e2e scenarios every CLI goes through, parameterised by what differs per CLI (how the mock
+// makes it ask for permission, what its dialog offers). Each <cli>.test.ts names the tests and
+// calls these; each scenario starts its own mock and agent(s) and leaves cleanup to cleanupE2E().
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'vitest';
+import {
+  BIN,
+  artifact,
+  chromeIn,
+  defer,
+  framed,
+  getJson,
+  getTask,
+  measureIdleLag,
+  modelTurns,
+  postJson,
+  report,
+  screenText,
+  send,
+  startAgent,
+  startMock,
+  status,
+  turnOf,
+  userTexts,
+  waitFor,
+  waitForState,
+  waitForTurn,
+  START_MS,
+  TURN_MS,
+  type Cli,
+} from './harness.js';
+
+export interface CliSpec {
+  cli: Cli;
+  /** The mock directive that makes this CLI's shell tool run `cmd` behind its permission dialog. */
+  dialogDirective: (cmd: string) => string;
+  /** The dialog's choices, in order, as the CLI words them. */
+  choiceLabels: RegExp[];
+  /** What the CLI sends the model for a pasted tab (Claude Code expands tabs; the others keep them). */
+  pastedTab: string;
+}
+
+export const SPECS: Record<Cli, CliSpec> = {
+  claude: {
+    cli: 'claude',
+    dialogDirective: (cmd) => `[[sh: ${cmd}]]`,
+    choiceLabels: [/^Yes$/, /^Yes, and always allow/, /^No$/],
+    // Seen with 2.1.197: a tab in a bracketed paste reaches the model as four spaces.
+    pastedTab: '    ',
+  },
+  codex: {
+    cli: 'codex',
+    // Codex runs plain commands in its sandbox with no dialog; only an escalation request asks.
+    dialogDirective: (cmd) => `[[escalate: ${cmd}]]`,
+    choiceLabels: [/^Yes, proceed/, /^Yes, and don't ask again/, /^No, and tell Codex/],
+    pastedTab: '\t',
+  },
+  gemini: {
+    cli: 'gemini',
+    dialogDirective: (cmd) => `[[sh: ${cmd}]]`,
+    choiceLabels: [/^Allow once$/, /^Allow for this session$/, /^No, suggest changes/],
+    pastedTab: '\t',
+  },
+};
+
+/** 1. Start-up: READY, and the start-up instruction delivered, answered and its task completed. */
+export async function startupScenario(spec: CliSpec): Promise<void> {
+  const mock = await startMock();
+  const t0 = Date.now();
+  const agent = await startAgent(spec.cli, mock);
+  const took = Date.now() - t0;
+  expect(took).toBeLessThan(START_MS);
+  const firstReady = agent.statusChanges().find((c) => c.to === 'READY');
+  expect(firstReady, 'a STARTING -> READY status change in the log').toBeTruthy();
+
+  const { body } = await getJson(`${agent.endpoint}/tasks?limit=50`);
+  const boot = (body.tasks as any[]).filter((t) => t.metadata?.kind === 'bootstrap');
+  expect(boot).toHaveLength(1);
+  expect(boot[0].status.state).toBe('completed');
+  expect(boot[0].metadata.response_mode).toBe('silent');
+  // The model really got it: a turn whose user text names this agent.
+  const seen = userTexts(spec.cli, mock).filter((t) => t.includes(agent.agentId));
+  expect(seen.length).toBe(1);
+  expect(seen[0]).toMatch(/^A2A: \[SYNAPSE\] You are agent synapse-/);
+  const st = await status(agent);
+  expect(st.ready_for_messages).toBe(true);
+  expect(['READY', 'DONE']).toContain(st.status);
+  report({ kind: 'startup', cli: spec.cli, spawnToReadyMs: firstReady!.at - t0, spawnToTakingMessagesMs: took });
+}
+
+/** 2. A text turn: completed, the artifact is exactly the model's answer, no TUI chrome. */
+export async function textTurnScenario(spec: CliSpec): Promise<void> {
+  const mock = await startMock();
+  const agent = await startAgent(spec.cli, mock);
+  const text = 'hello from the e2e suite, please answer';
+  const task = await send(agent, text);
+  const done = await waitForState(agent, task.id);
+  expect(done.status.state).toBe('completed');
+  const answer = artifact(done);
+  expect(chromeIn(answer), `chrome in the answer:\n${answer}`).toEqual([]);
+  expect(answer).toBe(`MOCK: ${framed(text)}`);
+  expect(done.metadata.reply_source).toBe('output');
+  expect(done.receipt.state).toBe('answered');
+  const turn = await waitForTurn(spec.cli, mock, (t) => t === framed(text));
+  await measureIdleLag(agent, turn, 'text turn');
+}
+
+/** 3. One multi-line message with shell-special and non-ASCII text arrives intact, as one message. */
+export async function multilineScenario(spec: CliSpec): Promise<void> {
+  const mock = await startMock();
+  const agent = await startAgent(spec.cli, mock);
+  // Under the long-message threshold (200 chars), so it goes in as one paste, not a file pointer.
+  const text = [
+    'first line with "double" and \'single\' quotes',
+    'backticks `uname -a` and $(rm -rf /tmp/nope) and ${HOME}',
+    '\tindented by a tab\tand another',
+    'non-ASCII: café, naïve, 日本語, Ωμέγα, €5 — done',
+  ].join('\n');
+  expect(text.length).toBeLessThan(200);
+  const before = modelTurns(mock).length;
+  const task = await send(agent, text);
+  const done = await waitForState(agent, task.id);
+  expect(done.status.state).toBe('completed');
+  const turns = modelTurns(mock).slice(before);
+  // Exactly one model turn for it, holding every line as sent (tabs as the CLI passes them on).
+  expect(turns.map((r) => turnOf(spec.cli, r).userText)).toEqual([framed(text).replace(/\t/g, spec.pastedTab)]);
+  expect(artifact(done)).toContain('MOCK: A2A: first line with "double"');
+}
+
+function permissionTurnText(spec: CliSpec, file: string): string {
+  return `please run it ${spec.dialogDirective(`touch ${file} && echo hi`)}`;
+}
+
+async function untilDialog(spec: CliSpec, agent: Awaited<ReturnType<typeof startAgent>>, taskId: string): Promise<any> {
+  const t = await waitForState(agent, taskId, ['input-required', 'completed', 'failed', 'canceled']);
+  expect(t.status.state, `the task went ${t.status.state}, not input-required:\n${await screenText(agent)}`).toBe('input-required');
+  const choices = t.metadata.permission?.choices as Array<{ key: string; label: string }>;
+  expect(choices.map((c) => c.key)).toEqual(['1', '2', '3']);
+  spec.choiceLabels.forEach((re, i) => expect(choices[i]!.label).toMatch(re));
+  expect(t.metadata.permission.prompt).toBeTruthy();
+  expect((await status(agent)).status).toBe('WAITING');
+  return t;
+}
+
+/** 4a. A tool turn approved over HTTP: the command ran, the model got its output, the task completed. */
+export async function approveScenario(spec: CliSpec): Promise<void> {
+  const mock = await startMock();
+  const agent = await startAgent(spec.cli, mock);
+  const file = 'approved-by-e2e.txt';
+  const task = await send(agent, permissionTurnText(spec, file));
+  await untilDialog(spec, agent, task.id);
+  expect(fs.existsSync(path.join(agent.home.cwd, file))).toBe(false);
+
+  const res = await postJson(`${agent.endpoint}/tasks/${task.id}/respond`, { choice: 'approve' });
+  expect(res.status).toBe(200);
+  expect(res.body.choice.key).toBe('1');
+  const done = await waitForState(agent, task.id);
+  expect(done.status.state).toBe('completed');
+  expect(fs.existsSync(path.join(agent.home.cwd, file))).toBe(true);
+  const followUp = modelTurns(mock).find((r) => (turnOf(spec.cli, r).toolOutput ?? '').includes('hi'));
+  expect(followUp, 'the model got the tool output').toBeTruthy();
+  const answer = artifact(done);
+  expect(answer).toContain('MOCK: tool said hi');
+  expect(chromeIn(answer), `chrome in the answer:\n${answer}`).toEqual([]);
+  await measureIdleLag(agent, followUp!, 'tool turn (approved)');
+}
+
+/** 4b. The same turn denied over HTTP: nothing ran, the task ended, and the CLI takes the next message. */
+export async function denyScenario(spec: CliSpec): Promise<void> {
+  const mock = await startMock();
+  const agent = await startAgent(spec.cli, mock);
+  const file = 'denied-by-e2e.txt';
+  const task = await send(agent, permissionTurnText(spec, file));
+  await untilDialog(spec, agent, task.id);
+  const turnsBefore = modelTurns(mock).length;
+
+  const res = await postJson(`${agent.endpoint}/tasks/${task.id}/respond`, { choice: 'deny' });
+  expect(res.status).toBe(200);
+  expect(res.body.choice.key).toBe('3');
+  const ended = await waitForState(agent, task.id);
+  expect(['completed', 'canceled']).toContain(ended.status.state);
+  expect(fs.existsSync(path.join(agent.home.cwd, file))).toBe(false);
+  // Nothing more went to the model for the denied call.
+  expect(modelTurns(mock).length).toBe(turnsBefore);
+  await waitFor(async () => ['READY', 'DONE'].includes((await status(agent)).status), TURN_MS, 'READY again');
+
+  const next = await send(agent, 'after the denial');
+  const nextDone = await waitForState(agent, next.id);
+  expect(nextDone.status.state).toBe('completed');
+  expect(artifact(nextDone)).toBe(`MOCK: ${framed('after the denial')}`);
+}
+
+/** 5. Priority 5 interrupts a long turn within 2 s, and the urgent message is handled on its own. */
+export async function priorityScenario(spec: CliSpec): Promise<void> {
+  const mock = await startMock();
+  const agent = await startAgent(spec.cli, mock);
+  const slow = await send(agent, 'a long turn [[wait: 30]]');
+  const longReq = await waitForTurn(spec.cli, mock, (t) => t.includes('a long turn'));
+  await waitForState(agent, slow.id, ['working']);
+  expect(longReq.endedAt).toBeNull();
+
+  const t0 = Date.now();
+  const urgent = await send(agent, 'urgent: stop and answer this', { priority: 5 });
+  await waitFor(() => longReq.endedAt !== null, 10_000, 'the long request to be aborted');
+  const interruptMs = longReq.endedAt! - t0;
+  report({ kind: 'interrupt', cli: spec.cli, priority5ToAbortMs: interruptMs });
+  expect(interruptMs).toBeLessThan(2_000);
+
+  const done = await waitForState(agent, urgent.id);
+  expect(done.status.state).toBe('completed');
+  expect(artifact(done)).toBe(`MOCK: ${framed('urgent: stop and answer this')}`);
+  expect((await getTask(agent, slow.id)).status.state).toBe('canceled');
+  // The urgent message went to the model on its own, not glued to the interrupted one.
+  const urgentTurns = userTexts(spec.cli, mock).filter((t) => t.includes('urgent: stop'));
+  expect(urgentTurns).toEqual([framed('urgent: stop and answer this')]);
+  // And the interrupted turn was not sent again.
+  expect(userTexts(spec.cli, mock).filter((t) => t.includes('a long turn'))).toHaveLength(1);
+}
+
+/**
+ * 6. Agent to agent through two real CLIs: the sender's model runs `synapse send <receiver> … --wait`
+ * with its own shell tool (auto-approved), the receiver's CLI answers, and the answer comes back
+ * as the tool's output.
+ */
+export async function agentToAgentScenario(spec: CliSpec, receiverCli: Cli = spec.cli): Promise<void> {
+  const mock = await startMock();
+  const registryDir = fs.mkdtempSync(path.join(os.tmpdir(), 'synapse-e2e-registry-'));
+  defer('shared registry', () => fs.rmSync(registryDir, { recursive: true, force: true }));
+  const [receiver, sender] = await Promise.all([
+    startAgent(receiverCli, mock, { registryDir, env: { SYNAPSE_REPLY_GRACE: '1' } }),
+    startAgent(spec.cli, mock, { registryDir, autoApprove: true }),
+  ]);
+  const question = 'ping from the sender';
+  const cmd = `node ${BIN} send ${receiver.agentId} "${question}" --wait --force`;
+  const task = await send(sender, `ask the other agent [[sh: ${cmd}]]`);
+  const done = await waitForState(sender, task.id, undefined, 90_000);
+  expect(done.status.state).toBe('completed');
+
+  // The receiver's CLI got the framed message from the sender and its model answered it.
+  const asked = `A2A: [From: ${sender.agentId} (${sender.agentId})] [REPLY EXPECTED] ${question}`;
+  expect(userTexts(receiverCli, mock)).toContain(asked);
+  const { body } = await getJson(`${receiver.endpoint}/tasks?limit=50`);
+  const received = (body.tasks as any[]).find((t) => t.metadata?.sender?.sender_id === sender.agentId);
+  expect(received?.status.state).toBe('completed');
+  expect(artifact(received)).toBe(`MOCK: ${asked}`);
+
+  // The sender's shell tool printed the receiver's answer, and its model saw it.
+  const toolTurn = modelTurns(mock).find((r) => (turnOf(spec.cli, r).toolOutput ?? '').includes(`MOCK: ${asked}`));
+  expect(toolTurn, 'the sender model got the other agent\'s answer as tool output').toBeTruthy();
+  expect(artifact(done)).toContain(`MOCK: tool said MOCK: A2A: [From: ${sender.agentId}`);
+}
