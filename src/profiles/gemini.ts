@@ -4,17 +4,34 @@ import type { Profile } from './types.js';
 
 const TOP = /^▄{10,}/;
 const BOTTOM = /^▀{10,}/;
-const PROMPT = /^\s*>\s/;
+/** `>` normally, `*` in YOLO mode (`--yolo`, `synapse gemini --auto-approve`). */
+const PROMPT = /^\s*[>*]\s/;
 const PLACEHOLDER = /Type your message or @path\/to\/file/;
 const RESPONSE_MARK = /^✦\s?/;
-const CHROME = /\? for shortcuts|Shift\+Tab to accept edits|^\s*workspace \(\/directory\)|no sandbox|^\s*\/tmp\/|esc to cancel|^─{10,}/;
+const CHROME = /\? for shortcuts|Shift\+Tab to accept edits|YOLO Ctrl\+Y|^\s*workspace \(\/directory\)|no sandbox|^\s*\/tmp\/|esc to cancel|^─{10,}/;
 
-/** The input box: a `>` row between a ▄▄▄ rule above and a ▀▀▀ rule below, the last such box. */
-function inputBox(rows: string[]): number {
-  for (let i = rows.length - 2; i > 0; i--) {
-    if (PROMPT.test(rows[i] ?? '') && TOP.test(rows[i - 1] ?? '') && BOTTOM.test(rows[i + 1] ?? '')) return i;
+/** How tall the input box may grow (wrapped or multi-line input) before we stop looking up. */
+const MAX_INPUT_ROWS = 12;
+
+/**
+ * The input box, the last one on screen: a `>` row right below a ▄▄▄ rule, then its continuation
+ * rows (wrapped or multi-line input, a trailing blank row) down to the ▀▀▀ rule. Returns the prompt
+ * row and the closing rule's row.
+ */
+function inputBoxRows(rows: string[]): { first: number; end: number } | null {
+  for (let end = rows.length - 1; end > 1; end--) {
+    if (!BOTTOM.test(rows[end] ?? '')) continue;
+    for (let i = end - 1; i > 0 && end - i <= MAX_INPUT_ROWS; i--) {
+      const row = rows[i] ?? '';
+      if (TOP.test(row) || BOTTOM.test(row)) break;
+      if (PROMPT.test(row) && TOP.test(rows[i - 1] ?? '')) return { first: i, end };
+    }
   }
-  return -1;
+  return null;
+}
+
+function inputBox(rows: string[]): number {
+  return inputBoxRows(rows)?.first ?? -1;
 }
 
 /** The rows between the last input box and the transcript: Gemini's status line lives there. */
@@ -53,10 +70,14 @@ export const geminiProfile: Profile = {
     quietReadyMs: null,
   },
   inputText(view) {
-    const i = inputBox(view.lines);
-    if (i < 0) return null;
-    const row = view.lines[i] ?? '';
-    return PLACEHOLDER.test(row) ? '' : row.replace(PROMPT, '').trim();
+    const box = inputBoxRows(view.lines);
+    if (!box) return null;
+    if (PLACEHOLDER.test(view.lines[box.first] ?? '')) return '';
+    return view.lines
+      .slice(box.first, box.end)
+      .map((r, k) => (k === 0 ? r.replace(PROMPT, '') : r).trim())
+      .join('\n')
+      .trim();
   },
   idleConfirmMs: 500,
   cleanOutput(lines: string[], userText: string): string {

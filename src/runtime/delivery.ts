@@ -277,8 +277,11 @@ export class DeliveryLoop extends EventEmitter {
     const seq = this.deps.screen.seq;
     f.confirmTimer = this.deps.clock.setTimeout(() => {
       f.confirmTimer = undefined;
-      if (this.inflight !== f) return;
-      if (this.deps.screen.seq === seq && this.deps.tracker.current?.status === 'READY') this.finish(f);
+      if (this.inflight !== f || this.deps.tracker.current?.status !== 'READY') return;
+      // The screen moved during the window (readings that came meanwhile found the timer set and
+      // returned): confirm over a fresh window, or nothing would ever finish the task.
+      if (this.deps.screen.seq === seq) this.finish(f);
+      else this.maybeFinish(f);
     }, confirmMs);
   }
 
