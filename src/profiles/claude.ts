@@ -10,6 +10,10 @@ const RESPONSE_MARK = /^[⏺●]\s?/;
 /** `● Bash(ls)`: a tool call row. */
 const TOOL_CALL = /^[⏺●]\s+[A-Za-z][\w.-]*\(.*\)?\s*$/;
 const TIP = /^\s+⎿\s+Tip:/;
+/** How Claude Code echoes a long paste. */
+const FOLDED_PASTE = /^❯\s+\[Pasted text #\d+/;
+/** After every turn: the spinner glyph, a past tense and the time ("✻ Brewed for 0s", "✻ Worked for 1m 3s"). */
+const TURN_END = /^[·✢✳✶✻✽*]\s+\S+ for \d+(\.\d+)?[smh]\b/;
 /** The spinner row while working: a glyph, a gerund and an ellipsis ("✽ Ruminating…"). */
 const WORKING = /^[·✢✳✶✻✽*]\s+\S+…/;
 
@@ -67,6 +71,13 @@ export const claudeProfile: Profile = {
     return text.join('\n').replace(/\u00a0/g, ' ').trim();
   },
   idleConfirmMs: 500,
+  turnEnded(lines, userText) {
+    const rows = lines.map((l) => l.replace(/\s+$/, ''));
+    let start = afterLastEcho(rows, userText, (r) => /^[>❯]\s/.test(r));
+    // A long paste is echoed folded ("❯ [Pasted text #1 +12 lines]"): the last such row then.
+    if (start === 0) start = rows.findLastIndex((r) => FOLDED_PASTE.test(r)) + 1;
+    return start > 0 && rows.slice(start).some((r) => TURN_END.test(r));
+  },
   cleanOutput(lines: string[], userText: string): string {
     const rows = lines.map((l) => l.replace(/\s+$/, ''));
     // Start after the last echo of the user's message (and its wrapped rows).

@@ -72,6 +72,11 @@ export const codexProfile: Profile = {
     return PLACEHOLDER.test(row) ? '' : row.replace(PROMPT, '').trim();
   },
   idleConfirmMs: 500,
+  turnEnded(lines, userText) {
+    const rows = lines.map((l) => l.replace(/\s+$/, ''));
+    const start = afterLastEcho(rows, userText, (r) => PROMPT.test(r) && !PLACEHOLDER.test(r), (r) => r.replace(PROMPT, ''));
+    return start > 0 && rows.slice(start).some((r) => /^\s*Worked for .*•/.test(r));
+  },
   cleanOutput(lines: string[], userText: string): string {
     const rows = lines.map((l) => l.replace(/\s+$/, ''));
     const start = afterLastEcho(rows, userText, (r) => PROMPT.test(r) && !PLACEHOLDER.test(r), (r) => r.replace(PROMPT, ''));

@@ -50,6 +50,12 @@ export interface PermissionChoice {
 export interface Profile {
   id: ProfileId;
   aliases: string[];
+  /**
+   * How the profile's rules were made: `live` = checked against the real CLI in the e2e suite and
+   * its recorded screens; `documented` = from the CLI's documentation and screenshots only (the CLI
+   * cannot run offline here), shown as "not verified live" by `synapse profiles`. Default `live`.
+   */
+  verified?: 'live' | 'documented';
   /** Human-readable name shown in the agent card. */
   displayName: string;
   description: string;
@@ -101,6 +107,12 @@ export interface Profile {
    * turn counts as finished (some CLIs redraw an empty prompt before they show a spinner).
    */
   idleConfirmMs: number;
+  /**
+   * Whether the lines a task produced show the CLI's own end-of-turn row after this message's
+   * echo (Claude's `✻ Worked for 3s`, Codex's `Worked for 1s •`). A fast model can finish before
+   * any reading sees the CLI busy; this ends the turn at once, without the idle-confirm wait.
+   */
+  turnEnded?(lines: string[], userText: string): boolean;
   /**
    * Turns the lines a task produced into its reply text: drops chrome (input box, footers,
    * spinners) and the echoed input. Lines arrive as rendered text.

@@ -268,7 +268,8 @@ export class DeliveryLoop extends EventEmitter {
     // The message must have left the input box, and the screen must show the turn happened.
     if ((this.deps.profile.inputText(view) ?? '') !== '') return;
     if (!f.sawBusy && view.text === f.viewportAtSubmit) return;
-    const confirmMs = f.sawBusy ? 0 : this.deps.profile.idleConfirmMs;
+    const ended = f.sawBusy || this.deps.profile.turnEnded?.(linesSince(f.beforeLines, this.deps.screen.allLines()), f.framed) === true;
+    const confirmMs = ended ? 0 : this.deps.profile.idleConfirmMs;
     if (confirmMs === 0) {
       this.finish(f);
       return;

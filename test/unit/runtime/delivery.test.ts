@@ -1,0 +1,151 @@
+// The delivery loop's turn-end logic, against a real headless screen and a real task store, with a
+// scripted stand-in for the CLI on the other side of the PTY (what it draws, and when).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Task } from '../../../src/a2a/task.js';
+import { echoProfile } from '../../../src/profiles/echo.js';
+import { afterLastEcho } from '../../../src/profiles/text.js';
+import type { Profile } from '../../../src/profiles/types.js';
+import { systemClock } from '../../../src/runtime/clock.js';
+import { DeliveryLoop } from '../../../src/runtime/delivery.js';
+import { Injector } from '../../../src/runtime/injector.js';
+import { Screen } from '../../../src/runtime/screen.js';
+import { ScreenStatusTracker } from '../../../src/runtime/screen-status.js';
+import { TaskManager } from '../../../src/runtime/tasks.js';
+import type { AgentTerminal } from '../../../src/runtime/terminal.js';
+import { AgentTaskStore } from '../../../src/store/agent-tasks.js';
+import { waitFor } from '../../support/synapse.js';
+
+const PROMPT = 'echo> ';
+const WORKED = /^✻ Worked for \d+s/;
+
+/** The stand-in's end-of-turn row, counted only after this message's echo (as the real profiles do). */
+const turnEnded = (lines: string[], userText: string) => {
+  const start = afterLastEcho(lines, userText, (r) => r.startsWith(PROMPT), (r) => r.slice(PROMPT.length));
+  return start > 0 && lines.slice(start).some((r) => WORKED.test(r));
+};
+
+/** What the stand-in CLI does once it sees the submit key: draw these frames, `gapMs` apart. */
+type Turn = (text: string) => { frames: string[]; gapMs: number };
+
+interface Rig {
+  tasks: TaskManager;
+  screen: Screen;
+  send(text: string): Task;
+  turnsDone: Array<{ taskId: string; output: string }>;
+}
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+async function rig(profile: Profile, turn: Turn, opts: { history?: string } = {}): Promise<Rig> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'synapse-delivery-'));
+  const store = new AgentTaskStore(path.join(dir, 'agent.db'));
+  const screen = new Screen(100, 20);
+  const timers = new Set<NodeJS.Timeout>();
+  let pasted = '';
+  const terminal: AgentTerminal = {
+    pid: 0,
+    write(data) {
+      const paste = /\x1b\[200~([\s\S]*)\x1b\[201~/.exec(data);
+      if (paste) pasted = paste[1] ?? '';
+      if (data !== '\r') return;
+      const { frames, gapMs } = turn(pasted.replace(/\n/g, ' '));
+      frames.forEach((frame, i) => {
+        const t = setTimeout(() => {
+          timers.delete(t);
+          screen.write(frame);
+        }, i * gapMs);
+        timers.add(t);
+      });
+    },
+    resize() {},
+    onData() {},
+    onExit() {},
+    signalGroup() {},
+    kill() {},
+  };
+  const tasks = new TaskManager(store, systemClock);
+  const tracker = new ScreenStatusTracker(profile, () => ({ lines: screen.viewport(), seq: screen.seq }), systemClock);
+  screen.onChange(() => tracker.onOutput());
+  const turnsDone: Rig['turnsDone'] = [];
+  const delivery = new DeliveryLoop({
+    tasks,
+    screen,
+    tracker,
+    injector: new Injector(terminal, profile, systemClock),
+    profile,
+    clock: systemClock,
+    framing: { longMessageThreshold: 10_000, messageDir: dir },
+    turnDone: (taskId, output) => {
+      turnsDone.push({ taskId, output });
+      tasks.transition(taskId, 'completed', { receipt: 'completed' });
+    },
+  });
+  cleanups.push(() => {
+    delivery.stopped('end of test');
+    for (const t of timers) clearTimeout(t);
+    tracker.stop();
+    screen.dispose();
+    store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  screen.write(`${opts.history ?? ''}${PROMPT}`);
+  await waitFor(() => tracker.current?.status === 'READY', 2000, 'the first READY reading');
+  return {
+    tasks,
+    screen,
+    turnsDone,
+    send(text) {
+      const task = tasks.create({ message: { role: 'user', parts: [{ type: 'text', text }] } });
+      delivery.enqueued(task);
+      return task;
+    },
+  };
+}
+
+/** The echoed input on its own row, then the answer, then a fresh prompt: never shown as busy. */
+const echoed = (text: string) => `\r${PROMPT}${text}\r\n`;
+
+describe('DeliveryLoop: when a turn that never looked busy is over', () => {
+  it('keeps confirming while the screen moves during the idle window, then completes with all of the answer', async () => {
+    const profile: Profile = { ...echoProfile, idleConfirmMs: 150 };
+    // Every frame ends at an idle prompt (READY readings only); the later frames land inside the
+    // first confirm window, so the window must be started again, not given up on.
+    const r = await rig(profile, (text) => ({
+      gapMs: 70,
+      frames: [`${echoed(text)}part one\r\n${PROMPT}`, `\r\x1b[2Kpart two\r\n${PROMPT}`, `\r\x1b[2Kpart three\r\n${PROMPT}`],
+    }));
+    const task = r.send('hello');
+    await waitFor(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
+    expect(r.turnsDone).toHaveLength(1);
+    expect(r.turnsDone[0]?.output).toBe('part one\npart two\npart three');
+    expect(r.tasks.get(task.id).receipt.state).toBe('completed');
+  });
+
+  it("finishes on the profile's turn-end row without waiting out the idle window", async () => {
+    // An idle window far longer than the test may take: only the turn-end row can finish it.
+    const profile: Profile = { ...echoProfile, idleConfirmMs: 600_000, turnEnded };
+    const r = await rig(profile, (text) => ({ gapMs: 0, frames: [`${echoed(text)}the answer\r\n✻ Worked for 0s\r\n${PROMPT}`] }));
+    const task = r.send('quick one');
+    await waitFor(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
+    expect(r.turnsDone[0]?.output).toBe('the answer\n✻ Worked for 0s');
+  });
+
+  it("does not count a previous turn's turn-end row: without a new one the idle window still applies", async () => {
+    const profile: Profile = { ...echoProfile, idleConfirmMs: 600_000, turnEnded };
+    const r = await rig(profile, (text) => ({ gapMs: 0, frames: [`${echoed(text)}no marker this time\r\n${PROMPT}`] }), {
+      history: `${PROMPT}earlier\r\nearlier answer\r\n✻ Worked for 2s\r\n`,
+    });
+    const task = r.send('second');
+    await waitFor(() => r.screen.allLines().some((l) => l.includes('no marker this time')), 5000, 'the answer on screen');
+    // Several settled READY readings later, the task still waits out its (long) idle window.
+    await new Promise((res) => setTimeout(res, 300));
+    expect(r.tasks.get(task.id).status.state).toBe('working');
+    expect(r.turnsDone).toHaveLength(0);
+  });
+});
