@@ -130,11 +130,11 @@ Examples:
 
   program
     .command('profiles')
-    .description('List the agent profiles, their port ranges and whether each CLI is installed')
-    .option('--json', 'print JSON')
+    .description('List the agent profiles, their port ranges, whether each CLI is installed (and its version) and whether the rules were verified against the live CLI')
+    .option('--json', 'print JSON (id, aliases, ports, command, available, installed, version, verified_live)')
     .action(async (flags: { json?: boolean }) => {
       const { listProfilesCommand } = await import('./run-agent.js');
-      listProfilesCommand(flags);
+      await listProfilesCommand(flags);
     });
 
   program

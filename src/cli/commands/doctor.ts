@@ -1,10 +1,10 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { registryDir } from '../../config/paths.js';
 import { listProfiles } from '../../profiles/index.js';
 import { resolveCommand } from '../../runtime/terminal.js';
+import { cliVersion } from '../installed-cli.js';
 import { renderTable } from '../table.js';
 import { ExitRequest } from '../exit.js';
 
@@ -15,14 +15,6 @@ interface Check {
   hard: boolean;
   detail: string;
   fix?: string;
-}
-
-function version(cmd: string): Promise<string | null> {
-  return new Promise((resolve) => {
-    execFile(cmd, ['--version'], { timeout: 8000, env: { ...process.env, DISABLE_AUTOUPDATER: '1' } }, (err, stdout) => {
-      resolve(err ? null : (stdout.trim().split('\n')[0] ?? '').slice(0, 80));
-    });
-  });
 }
 
 function portFree(port: number): Promise<boolean> {
@@ -42,7 +34,7 @@ export async function doctorCommand(flags: { json?: boolean }): Promise<void> {
   for (const p of listProfiles()) {
     if (p.id === 'echo') continue;
     const bin = resolveCommand(p.command, process.env.PATH);
-    const v = bin ? await version(bin) : null;
+    const v = bin ? await cliVersion(bin) : null;
     checks.push({
       check: `${p.id} CLI`,
       ok: bin !== null,

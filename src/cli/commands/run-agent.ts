@@ -1,6 +1,7 @@
 import { getProfile, listProfiles, reservedRanges } from '../../profiles/index.js';
 import { resolveCommand } from '../../runtime/terminal.js';
 import { SynapseError } from '../../errors.js';
+import { cliVersion } from '../installed-cli.js';
 import { renderTable } from '../table.js';
 
 interface Flags {
@@ -67,21 +68,35 @@ export async function startBackground(profileName: string, cliArgs: string[], fl
   else process.stdout.write(`started ${entry.agent_id}${entry.name ? ` (${entry.name})` : ''} on ${entry.endpoint}, pid ${entry.pid}\nlog: ${logFile}\n`);
 }
 
-export function listProfilesCommand(flags: { json?: boolean }): void {
+/** `synapse profiles`: every reserved range, the profile on it, whether its CLI is installed (and which version). */
+export async function listProfilesCommand(flags: { json?: boolean }): Promise<void> {
   const shipped = listProfiles();
-  const rows = reservedRanges().map((r) => {
-    const p = shipped.find((s) => s.id === r.id);
-    const installed = p ? resolveCommand(p.command, process.env.PATH) !== null : false;
-    return { id: r.id, aliases: p?.aliases ?? [], ports: `${r.first}-${r.last}`, command: p?.command ?? null, available: r.available, installed };
-  });
+  const rows = await Promise.all(
+    reservedRanges().map(async (r) => {
+      const p = shipped.find((s) => s.id === r.id);
+      const bin = p && p.id !== 'echo' ? resolveCommand(p.command, process.env.PATH) : null;
+      const builtIn = p?.id === 'echo';
+      return {
+        id: r.id,
+        aliases: p?.aliases ?? [],
+        ports: `${r.first}-${r.last}`,
+        command: p ? (builtIn ? 'built-in' : p.command) : null,
+        available: r.available,
+        installed: builtIn || bin !== null,
+        version: builtIn ? null : bin ? await cliVersion(bin, 5000) : null,
+        verified_live: p ? (p.verified ?? 'live') === 'live' : false,
+      };
+    }),
+  );
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     return;
   }
+  const status = (r: (typeof rows)[number]) => (!r.available ? 'range reserved' : r.command === 'built-in' ? 'built-in' : r.installed ? `installed${r.version ? ` (${r.version})` : ''}` : 'not installed');
   process.stdout.write(
     `${renderTable(
-      ['PROFILE', 'ALIASES', 'PORTS', 'COMMAND', 'STATUS'],
-      rows.map((r) => [r.id, r.aliases.join(',') || '-', r.ports, r.command ? (r.id === 'echo' ? 'built-in' : r.command) : '-', !r.available ? 'range reserved' : r.installed ? 'installed' : 'not installed']),
+      ['PROFILE', 'ALIASES', 'PORTS', 'COMMAND', 'STATUS', 'RULES'],
+      rows.map((r) => [r.id, r.aliases.join(',') || '-', r.ports, r.command ?? '-', status(r), !r.available ? '-' : r.verified_live ? 'verified live' : 'not verified live']),
     )}\n`,
   );
 }

@@ -167,6 +167,26 @@ describe('agent lifecycle and registry', () => {
     expect(missing.stderr).toContain('"claude" is not on PATH');
   });
 
+  it('profiles lists every range, whether its CLI is installed, the version it reports and how the rules were verified', async () => {
+    // A stand-in `codex` on PATH that reports a version; nothing else is installed.
+    const bin = path.join(t.home, 'bin');
+    fs.mkdirSync(bin);
+    fs.writeFileSync(path.join(bin, 'codex'), '#!/bin/sh\necho "codex-cli 9.8.7"\n', { mode: 0o755 });
+    const env = { ...t.env, PATH: `${bin}:/usr/bin:/bin` };
+    const json = await runCli(['profiles', '--json'], { env });
+    expect(json.code, json.stderr).toBe(0);
+    const rows: Array<{ id: string; ports: string; installed: boolean; version: string | null; available: boolean; verified_live: boolean }> = JSON.parse(json.stdout);
+    const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
+    expect(Object.keys(byId).sort()).toEqual(['claude', 'codex', 'copilot', 'echo', 'gemini', 'opencode']);
+    expect(byId.codex).toMatchObject({ ports: '8120-8129', installed: true, version: 'codex-cli 9.8.7', available: true, verified_live: true });
+    expect(byId.claude).toMatchObject({ ports: '8100-8109', installed: false, version: null });
+    expect(byId.echo).toMatchObject({ ports: '8190-8199', installed: true });
+    const table = await runCli(['profiles'], { env });
+    expect(table.stdout.split('\n')[0]).toMatch(/^PROFILE\s+ALIASES\s+PORTS\s+COMMAND\s+STATUS\s+RULES$/);
+    expect(table.stdout).toMatch(/codex\s+codex-cli\s+8120-8129\s+codex\s+installed \(codex-cli 9\.8\.7\)\s+verified live/);
+    expect(table.stdout).toMatch(/claude\s+claude-code\s+8100-8109\s+claude\s+not installed/);
+  });
+
   it('resolves targets by name, id, type-port and type, and lists candidates when ambiguous', async () => {
     const a = await startHeadless('echo', { env: t.env, args: ['--name', 'one'] });
     const byName = JSON.parse((await runCli(['status', 'one', '--json'], { env: t.env })).stdout);

@@ -1,0 +1,13 @@
+import { execFile } from 'node:child_process';
+
+/**
+ * First line of `<bin> --version`, or null when it fails or takes too long. The updater is off:
+ * Claude Code would otherwise check npm (and may install itself) on a plain `--version`.
+ */
+export function cliVersion(bin: string, timeoutMs = 8000): Promise<string | null> {
+  return new Promise((resolve) => {
+    execFile(bin, ['--version'], { timeout: timeoutMs, env: { ...process.env, DISABLE_AUTOUPDATER: '1' } }, (err, stdout) => {
+      resolve(err ? null : (stdout.trim().split('\n')[0] ?? '').slice(0, 80) || null);
+    });
+  });
+}
