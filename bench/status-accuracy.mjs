@@ -6,7 +6,7 @@
 //    recorded size and classified from what it renders. Prints per-CLI accuracy, a confusion
 //    matrix (recorded status × profile reading) and every miss; plus reply extraction on turns/*.
 // 2. Live (unless --no-live): per CLI, one `synapse <cli> --headless` against the offline mock model
-//    server (pinned CLIs from test/e2e/clis), N text turns, and the lag from the mock's last
+//    server (pinned CLIs from test/e2e/clis), N instant and N streamed text turns, and the lag from the mock's last
 //    streamed byte to the agent's status leaving PROCESSING (DONE/READY, from its event log) and
 //    to the task's completion.
 //
@@ -198,12 +198,12 @@ async function stop(child) {
   }
 }
 
+// The newest turns of a request. Two, not one: after a few turns Claude Code sends a reminder
+// as a user message of its own after the user's text.
 const turnText = (r) => {
   const b = r.body ?? {};
-  if (Array.isArray(b.messages)) return JSON.stringify(b.messages.at(-1) ?? '');
-  if (Array.isArray(b.input)) return JSON.stringify(b.input.at(-1) ?? '');
-  if (Array.isArray(b.contents)) return JSON.stringify(b.contents.at(-1) ?? '');
-  return '';
+  const list = Array.isArray(b.messages) ? b.messages : Array.isArray(b.input) ? b.input : Array.isArray(b.contents) ? b.contents : [];
+  return JSON.stringify(list.slice(-2));
 };
 
 async function liveRun(cli) {
@@ -233,8 +233,11 @@ async function liveRun(cli) {
   const lags = [];
   try {
     await until(async () => (await get('/status')).ready_for_messages, 60_000, `${cli} to take messages`);
-    for (let i = 0; i < TURNS; i++) {
-      const text = `bench turn ${i} for ${cli}`;
+    for (let i = 0; i < 2 * TURNS; i++) {
+      // Half the turns answer at once (faster than a settled reading can see the CLI busy), half
+      // stream like a real model: 0.3 s before the first delta, then one delta every 200 ms.
+      const streamed = i >= TURNS;
+      const text = `bench turn ${i} for ${cli}${streamed ? ' [[wait: 0.3]]' : ''}`;
       const res = await fetch(`${ep}/tasks/send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: { role: 'user', parts: [{ type: 'text', text }] } }) });
       const { task } = await res.json();
       const done = await until(async () => {
@@ -244,7 +247,7 @@ async function liveRun(cli) {
       const req = mock.requests.find((r) => r.answer === 'text' && turnText(r).includes(text));
       if (!req || req.endedAt === null) throw new Error(`no finished mock request for turn ${i}`);
       const idle = await until(async () => changes().find((c) => c.at >= req.endedAt && ['PROCESSING', 'WAITING'].includes(c.from) && ['DONE', 'READY'].includes(c.to)), 10_000, 'the idle status change');
-      lags.push({ idle: idle.at - req.endedAt, completed: Date.parse(done.status.timestamp) - req.endedAt, state: done.status.state });
+      lags.push({ streamed, idle: idle.at - req.endedAt, completed: Date.parse(done.status.timestamp) - req.endedAt, state: done.status.state });
       // Back to a settled prompt before the next turn, so turns do not overlap.
       await until(async () => ['DONE', 'READY'].includes((await get('/status')).status), 10_000, 'idle');
     }
@@ -256,16 +259,21 @@ async function liveRun(cli) {
   return lags;
 }
 
-console.log(`live: one synapse agent per CLI (${path.relative(ROOT, BIN) || BIN}), ${TURNS} text turns each, mock model on 127.0.0.1`);
+console.log(`live: one synapse agent per CLI (${path.relative(ROOT, BIN) || BIN}), ${TURNS} instant + ${TURNS} streamed text turns each, mock model on 127.0.0.1`);
 console.log('  lag = the mock\'s last streamed byte (requests[i].endedAt) -> agent status PROCESSING -> DONE/READY (event log) / task completed');
 let failed = false;
 for (const cli of ['claude', 'codex', 'gemini']) {
   if (only.length && !only.includes(cli)) continue;
   try {
-    const lags = await liveRun(cli);
-    const idle = lags.map((l) => l.idle);
-    const comp = lags.map((l) => l.completed);
-    console.log(`  ${pad(cli, 7)} idle lag ms: ${idle.join(', ')}  (p50 ${percentile(idle, 50)}, max ${Math.max(...idle)})  ·  completed lag ms: ${comp.join(', ')}  ·  states: ${[...new Set(lags.map((l) => l.state))].join(',')}`);
+    const all = await liveRun(cli);
+    for (const streamed of [false, true]) {
+      const lags = all.filter((l) => l.streamed === streamed);
+      const idle = lags.map((l) => l.idle);
+      const comp = lags.map((l) => l.completed);
+      console.log(
+        `  ${pad(cli, 7)} ${streamed ? 'streamed' : 'instant '}  idle lag ms: ${idle.join(', ')} (p50 ${percentile(idle, 50)}, max ${Math.max(...idle)})  ·  completed lag ms: ${comp.join(', ')} (p50 ${percentile(comp, 50)}, max ${Math.max(...comp)})  ·  states: ${[...new Set(lags.map((l) => l.state))].join(',')}`,
+      );
+    }
   } catch (err) {
     failed = true;
     console.log(`  ${pad(cli, 7)} FAILED: ${err.message}`);
