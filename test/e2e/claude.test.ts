@@ -21,5 +21,5 @@ describe('synapse claude (real Claude Code, headless)', () => {
 describe('synapse claude (real Claude Code, foreground in tmux)', () => {
   afterEach(cleanupE2E);
 
-  it('holds a delivery while the human has half-typed text, and delivers once the line is cleared', () => foregroundScenario(), 120_000);
+  it('holds a delivery while the human has half-typed text, and delivers once the line is cleared', () => foregroundScenario('claude'), 120_000);
 });

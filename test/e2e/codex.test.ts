@@ -1,6 +1,7 @@
 // Codex CLI 0.171.0 under `synapse codex`, against the offline mock model server.
 import { afterEach, describe, it } from 'vitest';
 import { cleanupE2E } from './harness.js';
+import { foregroundScenario } from './foreground.js';
 import { agentToAgentScenario, approveScenario, denyScenario, multilineScenario, priorityScenario, SPECS, startupScenario, textTurnScenario } from './scenarios.js';
 
 const spec = SPECS.codex;
@@ -17,3 +18,8 @@ describe('synapse codex (real Codex CLI, headless)', () => {
   it('agent to agent: Codex runs `synapse send … --wait` and gets the other Codex answer back', () => agentToAgentScenario(spec), 120_000);
 });
 
+describe('synapse codex (real Codex CLI, foreground in tmux)', () => {
+  afterEach(cleanupE2E);
+
+  it('holds a delivery while the human has half-typed text, and delivers once the line is cleared', () => foregroundScenario('codex'), 120_000);
+});

@@ -1,4 +1,4 @@
-// Foreground: `synapse claude` in a tmux pane, a human half-way through typing a prompt, and a
+// Foreground: `synapse <cli>` in a tmux pane, a human half-way through typing a prompt, and a
 // message arriving over HTTP at the same time.
 
 import { expect } from 'vitest';
@@ -18,15 +18,28 @@ import {
   framed,
   START_MS,
   TURN_MS,
+  type Cli,
   type TmuxPane,
 } from './harness.js';
 import { freePort } from '../support/synapse.js';
 
-/** Claude's input row in a tmux capture: the last `❯` row (the echoed prompts sit above it). */
-function claudeInputRow(lines: string[]): string | null {
+/**
+ * The text in the CLI's input row of a tmux capture ('' when empty), read independently of the
+ * profiles under test: the last prompt row (the echoed prompts sit above it).
+ */
+const INPUT_ROW: Record<Cli, { prompt: RegExp; placeholder?: RegExp }> = {
+  claude: { prompt: /^❯( |$)/ },
+  codex: { prompt: /^› /, placeholder: /^Ask Codex to do anything$/ },
+  gemini: { prompt: /^ ?> /, placeholder: /^Type your message or @path\/to\/file$/ },
+};
+
+function inputRow(cli: Cli, lines: string[]): string | null {
+  const { prompt, placeholder } = INPUT_ROW[cli];
   for (let i = lines.length - 1; i >= 0; i--) {
     const row = (lines[i] ?? '').replace(/\u00a0/g, ' ');
-    if (/^❯( |$)/.test(row)) return row.slice(1).trim();
+    if (!prompt.test(row)) continue;
+    const text = row.replace(prompt, '').trim();
+    return placeholder?.test(text) ? '' : text;
   }
   return null;
 }
@@ -35,21 +48,21 @@ function show(pane: TmuxPane): string {
   return pane.capture().join('\n');
 }
 
-export async function foregroundScenario(): Promise<void> {
+export async function foregroundScenario(cli: Cli): Promise<void> {
   const mock = await startMock();
-  const { home, env } = await prepareAgentHome('claude', mock);
+  const { home, env } = await prepareAgentHome(cli, mock);
   const port = await freePort();
-  const pane = startTmux([process.execPath, BIN, 'claude', '--port', String(port)], { env, cwd: home.cwd, cols: 120, rows: 40 });
+  const pane = startTmux([process.execPath, BIN, cli, '--port', String(port)], { env, cwd: home.cwd, cols: 120, rows: 40 });
   const agent = { endpoint: `http://127.0.0.1:${port}` };
 
-  await waitFor(async () => (await status(agent).catch(() => null))?.ready_for_messages === true, START_MS, 'synapse claude in tmux to take messages').catch((err: Error) => {
+  await waitFor(async () => (await status(agent).catch(() => null))?.ready_for_messages === true, START_MS, `synapse ${cli} in tmux to take messages`).catch((err: Error) => {
     throw new Error(`${err.message}\n--- pane ---\n${show(pane)}`);
   });
-  await waitFor(() => claudeInputRow(pane.capture()) === '', TURN_MS, 'an empty input row');
+  await waitFor(() => inputRow(cli, pane.capture()) === '', TURN_MS, 'an empty input row');
 
   const half = 'half typed prompt, not finished';
   pane.type(half);
-  await waitFor(() => claudeInputRow(pane.capture()) === half, 10_000, 'the half-typed text in the input row').catch((err: Error) => {
+  await waitFor(() => inputRow(cli, pane.capture()) === half, 10_000, 'the half-typed text in the input row').catch((err: Error) => {
     throw new Error(`${err.message}\n--- pane ---\n${show(pane)}`);
   });
 
@@ -59,11 +72,11 @@ export async function foregroundScenario(): Promise<void> {
   await holdsFor(
     4_000,
     async () => {
-      const row = claudeInputRow(pane.capture());
+      const row = inputRow(cli, pane.capture());
       if (row !== half) return `the input row changed to ${JSON.stringify(row)}\n${show(pane)}`;
       const state = (await getTask(agent, task.id)).status.state;
       if (state !== 'submitted') return `the task went ${state} while the human had unsent text`;
-      const sent = userTexts('claude', mock).filter((t) => t.includes('half typed') || t.includes('delivered over HTTP'));
+      const sent = userTexts(cli, mock).filter((t) => t.includes('half typed') || t.includes('delivered over HTTP'));
       if (sent.length) return `the model got ${JSON.stringify(sent)}`;
       return null;
     },
@@ -75,7 +88,7 @@ export async function foregroundScenario(): Promise<void> {
   expect(done.status.state).toBe('completed');
   expect(artifact(done)).toBe(`MOCK: ${framed(message)}`);
   // The model got the delivery alone, never the half-typed text.
-  expect(userTexts('claude', mock).filter((t) => t.includes('half typed') || t.includes('delivered over HTTP'))).toEqual([framed(message)]);
-  await waitFor(() => claudeInputRow(pane.capture()) === '', TURN_MS, 'an empty input row after the turn');
+  expect(userTexts(cli, mock).filter((t) => t.includes('half typed') || t.includes('delivered over HTTP'))).toEqual([framed(message)]);
+  await waitFor(() => inputRow(cli, pane.capture()) === '', TURN_MS, 'an empty input row after the turn');
   expect(show(pane)).toContain(`MOCK: ${framed(message)}`);
 }

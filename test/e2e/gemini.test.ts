@@ -1,6 +1,7 @@
 // Gemini CLI 0.61.0 under `synapse gemini`, against the offline mock model server.
 import { afterEach, describe, it } from 'vitest';
 import { cleanupE2E } from './harness.js';
+import { foregroundScenario } from './foreground.js';
 import { agentToAgentScenario, approveScenario, denyScenario, multilineScenario, priorityScenario, SPECS, startupScenario, textTurnScenario } from './scenarios.js';
 
 const spec = SPECS.gemini;
@@ -17,3 +18,8 @@ describe('synapse gemini (real Gemini CLI, headless)', () => {
   it('agent to agent: Gemini runs `synapse send … --wait` and gets the other Gemini answer back', () => agentToAgentScenario(spec), 120_000);
 });
 
+describe('synapse gemini (real Gemini CLI, foreground in tmux)', () => {
+  afterEach(cleanupE2E);
+
+  it('holds a delivery while the human has half-typed text, and delivers once the line is cleared', () => foregroundScenario('gemini'), 120_000);
+});
