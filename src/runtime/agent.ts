@@ -402,7 +402,9 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       status.setExited();
       if (cliExitCode === null) {
         delivery.stopped(reason);
-        terminal.kill('SIGHUP');
+        // To the whole group, as a terminal hang-up does: Gemini CLI relaunches itself in a child
+        // process, and a SIGHUP to the leader alone left it running until the SIGKILL.
+        terminal.signalGroup('SIGHUP');
         const killTimer = setTimeout(() => terminal.signalGroup('SIGKILL'), 2000);
         await Promise.race([cliExit, new Promise((r) => setTimeout(r, 2500))]);
         clearTimeout(killTimer);

@@ -169,8 +169,7 @@ describe('agent lifecycle and registry', () => {
 
   it('profiles lists every range, whether its CLI is installed, the version it reports and how the rules were verified', async () => {
     // A stand-in `codex` on PATH that reports a version; nothing else is installed.
-    const bin = path.join(t.home, 'bin');
-    fs.mkdirSync(bin);
+    const bin = fs.mkdtempSync(path.join(t.home, 'bin-'));
     fs.writeFileSync(path.join(bin, 'codex'), '#!/bin/sh\necho "codex-cli 9.8.7"\n', { mode: 0o755 });
     const env = { ...t.env, PATH: `${bin}:/usr/bin:/bin` };
     const json = await runCli(['profiles', '--json'], { env });
@@ -185,6 +184,34 @@ describe('agent lifecycle and registry', () => {
     expect(table.stdout.split('\n')[0]).toMatch(/^PROFILE\s+ALIASES\s+PORTS\s+COMMAND\s+STATUS\s+RULES$/);
     expect(table.stdout).toMatch(/codex\s+codex-cli\s+8120-8129\s+codex\s+installed \(codex-cli 9\.8\.7\)\s+verified live/);
     expect(table.stdout).toMatch(/claude\s+claude-code\s+8100-8109\s+claude\s+not installed/);
+  });
+
+  it('stopping hangs up the whole CLI process group, so a CLI that relaunched itself in a child exits too', async () => {
+    // Like Gemini CLI: the launcher ignores SIGHUP and waits for the child it relaunched itself as.
+    const bin = fs.mkdtempSync(path.join(t.home, 'bin-'));
+    fs.writeFileSync(
+      path.join(bin, 'claude'),
+      [
+        '#!/usr/bin/env node',
+        "const { spawn } = require('node:child_process');",
+        'if (!process.env.RELAUNCHED) {',
+        "  process.on('SIGHUP', () => {});",
+        "  const child = spawn(process.execPath, [__filename], { stdio: 'inherit', env: { ...process.env, RELAUNCHED: '1' } });",
+        "  child.on('exit', () => process.exit(0));",
+        '} else {',
+        "  process.stdout.write('relaunched child running\\r\\n');",
+        '  setInterval(() => {}, 1000);',
+        '}',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const a = await startHeadless('claude', { env: { ...t.env, PATH: `${bin}:${process.env.PATH}` }, waitReady: false });
+    await waitFor(() => a.output().includes('relaunched child running') || fs.existsSync(path.join(t.env.SYNAPSE_REGISTRY_DIR!, `${a.agentId}.json`)), 10_000, 'the fake CLI to start');
+    await a.stop();
+    // Exit 0 from the launcher (its child got the hang-up), not the SIGKILL fallback.
+    expect(a.output()).toMatch(/cli exited \(code 0\)/);
+    expect(a.output()).not.toMatch(/signal 9/);
   });
 
   it('resolves targets by name, id, type-port and type, and lists candidates when ambiguous', async () => {
