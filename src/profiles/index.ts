@@ -1,12 +1,13 @@
 import { SynapseError } from '../errors.js';
 import { claudeProfile } from './claude.js';
 import { codexProfile } from './codex.js';
+import { copilotProfile } from './copilot.js';
 import { echoProfile } from './echo.js';
 import { geminiProfile } from './gemini.js';
 import { PORT_RANGES } from './ports.js';
 import type { Profile, ProfileId } from './types.js';
 
-const PROFILES: Profile[] = [claudeProfile, geminiProfile, codexProfile, echoProfile];
+const PROFILES: Profile[] = [claudeProfile, geminiProfile, codexProfile, copilotProfile, echoProfile];
 
 export function listProfiles(): Profile[] {
   return [...PROFILES];

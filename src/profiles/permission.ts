@@ -35,9 +35,9 @@ export function parseNumberedDialog(lines: string[], question: RegExp): Permissi
       continue;
     }
     if (choices.length === 0 || row === '') continue;
-    // A footer ("Press enter to confirm…", "Esc to cancel…") ends the menu; anything else
-    // right under a choice is its wrapped label.
-    if (/^(press|esc|enter)\b/i.test(row) || /^[╰╯╭╮─━═▀▄\s]+$/.test(row)) break;
+    // A footer ("Press enter to confirm…", "Esc to cancel…", Copilot's "↑/↓ to navigate · …")
+    // ends the menu; anything else right under a choice is its wrapped label.
+    if (/^(press|esc|enter|↑)/i.test(row) || /^[╰╯╭╮─━═▀▄\s]+$/.test(row)) break;
     const last = choices.at(-1)!;
     last.label = `${last.label} ${row}`;
   }
