@@ -1,6 +1,6 @@
 import { PORT_RANGES } from './ports.js';
 import { trimTrailingBlank } from './screen-rules.js';
-import { afterLastEcho, trimBlankEdges } from './text.js';
+import { afterLastEcho, boxText, trimBlankEdges } from './text.js';
 import type { Profile } from './types.js';
 
 // Sources. Flags, env and config keys: `copilot --help`, `copilot help providers|environment|config`
@@ -84,11 +84,7 @@ export const copilotProfile: Profile = {
   inputText(view) {
     const box = inputBox(view.lines);
     if (!box) return null;
-    return view.lines
-      .slice(box.first, box.end)
-      .map((r, k) => (k === 0 ? r.replace(PROMPT, '') : r).trim())
-      .join('\n')
-      .trim();
+    return boxText(view.lines, box, PROMPT);
   },
   idleConfirmMs: 500,
   cleanOutput(lines: string[], userText: string): string {

@@ -1,5 +1,5 @@
 import { PORT_RANGES } from './ports.js';
-import { afterLastEcho, trimBlankEdges } from './text.js';
+import { afterLastEcho, boxText, trimBlankEdges } from './text.js';
 import type { Profile } from './types.js';
 
 const TOP = /^▄{10,}/;
@@ -73,11 +73,7 @@ export const geminiProfile: Profile = {
     const box = inputBoxRows(view.lines);
     if (!box) return null;
     if (PLACEHOLDER.test(view.lines[box.first] ?? '')) return '';
-    return view.lines
-      .slice(box.first, box.end)
-      .map((r, k) => (k === 0 ? r.replace(PROMPT, '') : r).trim())
-      .join('\n')
-      .trim();
+    return boxText(view.lines, box, PROMPT);
   },
   idleConfirmMs: 500,
   cleanOutput(lines: string[], userText: string): string {

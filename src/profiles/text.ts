@@ -26,3 +26,12 @@ export function afterLastEcho(rows: string[], userText: string, isPrompt: (row: 
   }
   return 0;
 }
+
+/** The text in a multi-row input box: rows `first` up to `end` (exclusive), the prompt glyph taken off the first. */
+export function boxText(rows: string[], box: { first: number; end: number }, prompt: RegExp): string {
+  return rows
+    .slice(box.first, box.end)
+    .map((r, k) => (k === 0 ? r.replace(prompt, '') : r).trim())
+    .join('\n')
+    .trim();
+}
