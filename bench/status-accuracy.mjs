@@ -10,7 +10,7 @@
 //    streamed byte to the agent's status leaving PROCESSING (DONE/READY, from its event log) and
 //    to the task's completion.
 //
-// Usage: npm run build && node bench/status-accuracy.mjs [--no-live] [--turns N] [claude|codex|gemini ...]
+// Usage: npm run build && node bench/status-accuracy.mjs [--no-live] [--turns N] [claude|codex|gemini|opencode ...]
 // SYNAPSE_DIST=<dir> reads another build's profiles; SYNAPSE_BIN=<bin/synapse.js> runs another build live.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -262,7 +262,7 @@ async function liveRun(cli) {
 console.log(`live: one synapse agent per CLI (${path.relative(ROOT, BIN) || BIN}), ${TURNS} instant + ${TURNS} streamed text turns each, mock model on 127.0.0.1`);
 console.log('  lag = the mock\'s last streamed byte (requests[i].endedAt) -> agent status PROCESSING -> DONE/READY (event log) / task completed');
 let failed = false;
-for (const cli of ['claude', 'codex', 'gemini']) {
+for (const cli of Object.keys(prepareHome)) {
   if (only.length && !only.includes(cli)) continue;
   try {
     const all = await liveRun(cli);

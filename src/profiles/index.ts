@@ -4,10 +4,11 @@ import { codexProfile } from './codex.js';
 import { copilotProfile } from './copilot.js';
 import { echoProfile } from './echo.js';
 import { geminiProfile } from './gemini.js';
+import { opencodeProfile } from './opencode.js';
 import { PORT_RANGES } from './ports.js';
 import type { Profile, ProfileId } from './types.js';
 
-const PROFILES: Profile[] = [claudeProfile, geminiProfile, codexProfile, copilotProfile, echoProfile];
+const PROFILES: Profile[] = [claudeProfile, geminiProfile, codexProfile, opencodeProfile, copilotProfile, echoProfile];
 
 export function listProfiles(): Profile[] {
   return [...PROFILES];

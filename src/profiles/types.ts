@@ -90,11 +90,13 @@ export interface Profile {
     protectionMs?: number;
   };
   /**
-   * How to read and answer the CLI's approval dialog: the question row of its numbered menu, and
-   * whether a choice is picked by typing its number (seen to work in Claude Code, Codex and
-   * Gemini CLI) or by arrows + Enter.
+   * How to read and answer the CLI's approval dialog, found by its question row:
+   * - `digit`: a numbered menu, a choice picked by typing its number (Claude Code, Codex, Gemini CLI);
+   * - `arrows`: a numbered menu picked with ↑/↓ from the highlighted row and Enter (Copilot CLI);
+   * - `row`: the choices side by side on one row (`Allow once   Allow always   Reject`), keyed 1…n
+   *   in order and picked with ←/→ from the highlighted one and Enter (OpenCode).
    */
-  permission?: { question: RegExp; select: 'digit' | 'arrows' };
+  permission?: { question: RegExp; select: 'digit' | 'arrows' | 'row' };
   /** CLI flag that turns on the CLI's own auto-approval (`synapse <profile> --auto-approve`). */
   autoApproveArgs?: string[];
   /**

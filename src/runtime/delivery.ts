@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { TERMINAL_STATES, type Task } from '../a2a/task.js';
 import { viewOf } from '../profiles/screen-rules.js';
 import { squash } from '../profiles/text.js';
-import { menuKeys, parseNumberedDialog, pickChoice, type PermissionPrompt } from '../profiles/permission.js';
+import { menuKeys, parseNumberedDialog, parseRowDialog, pickChoice, type PermissionPrompt } from '../profiles/permission.js';
 import type { PermissionChoice, Profile } from '../profiles/types.js';
 import { SynapseError } from '../errors.js';
 import type { Clock } from './clock.js';
@@ -199,8 +199,12 @@ export class DeliveryLoop extends EventEmitter {
   }
 
   private currentDialog(): PermissionPrompt | null {
-    const question = this.deps.profile.permission?.question;
-    return question ? parseNumberedDialog(this.deps.screen.viewport(), question) : null;
+    const permission = this.deps.profile.permission;
+    if (!permission) return null;
+    const lines = this.deps.screen.viewport();
+    return permission.select === 'row'
+      ? parseRowDialog(lines, permission.question, (row) => this.deps.screen.backgrounds(row))
+      : parseNumberedDialog(lines, permission.question);
   }
 
   /**
@@ -218,7 +222,8 @@ export class DeliveryLoop extends EventEmitter {
     if (!picked) {
       throw new SynapseError('invalid_input', `"${choice}" is not one of the choices: ${dialog.choices.map((c) => `${c.key}. ${c.label}`).join(' | ')}`);
     }
-    const keys = this.deps.profile.permission?.select === 'arrows' ? menuKeys(dialog, picked) : [picked.key];
+    const select = this.deps.profile.permission?.select;
+    const keys = select === 'arrows' ? menuKeys(dialog, picked) : select === 'row' ? menuKeys(dialog, picked, 'horizontal') : [picked.key];
     // One key per write, a little apart, so the TUI sees separate key presses.
     keys.forEach((k, i) => this.deps.clock.setTimeout(() => this.deps.injector.keys(k), i * KEY_GAP_MS));
     return { task, choice: picked };

@@ -63,6 +63,26 @@ export class Screen {
     return lines;
   }
 
+  /**
+   * The background of each character of visible row `row` (index-aligned with `viewport()[row]`
+   * before trimming): a highlighted menu choice is often told apart by colour alone.
+   */
+  backgrounds(row: number): string[] {
+    const buf = this.term.buffer.active;
+    const line = buf.getLine(buf.baseY + row);
+    if (!line) return [];
+    const out: string[] = [];
+    const cell = buf.getNullCell();
+    for (let x = 0; x < line.length; x++) {
+      line.getCell(x, cell);
+      // A wide character's second cell has width 0 and no text of its own.
+      const chars = cell.getChars() || (cell.getWidth() === 0 ? '' : ' ');
+      const bg = `${cell.isInverse() ? 'inv:' : ''}${cell.getBgColorMode()}:${cell.getBgColor()}`;
+      for (let i = 0; i < chars.length; i++) out.push(bg);
+    }
+    return out;
+  }
+
   /** Scrollback plus viewport, joining soft-wrapped rows into one logical line. */
   allLines(): string[] {
     const buf = this.term.buffer.active;

@@ -27,13 +27,26 @@ import { freePort } from '../support/synapse.js';
  * The text in the CLI's input row of a tmux capture ('' when empty), read independently of the
  * profiles under test: the last prompt row (the echoed prompts sit above it).
  */
-const INPUT_ROW: Record<Cli, { prompt: RegExp; placeholder?: RegExp }> = {
+const INPUT_ROW: Record<Exclude<Cli, 'opencode'>, { prompt: RegExp; placeholder?: RegExp }> = {
   claude: { prompt: /^❯( |$)/ },
   codex: { prompt: /^› /, placeholder: /^Ask Codex to do anything$/ },
   gemini: { prompt: /^ ?> /, placeholder: /^Type your message or @path\/to\/file$/ },
 };
 
+/** OpenCode's input box: the `┃` rows above its `┃  Build · <model>` row, placeholder `Ask anything…`. */
+function opencodeInput(lines: string[]): string | null {
+  for (let i = lines.length - 1; i > 0; i--) {
+    if (!/^\s*┃ {2}Build\b/.test(lines[i] ?? '')) continue;
+    const rows: string[] = [];
+    for (let j = i - 1; j >= 0 && /^\s*┃/.test(lines[j] ?? ''); j--) rows.unshift((lines[j] ?? '').replace(/^\s*┃/, '').trim());
+    const text = rows.filter(Boolean).join(' ');
+    return /^Ask anything/.test(text) ? '' : text;
+  }
+  return null;
+}
+
 function inputRow(cli: Cli, lines: string[]): string | null {
+  if (cli === 'opencode') return opencodeInput(lines);
   const { prompt, placeholder } = INPUT_ROW[cli];
   for (let i = lines.length - 1; i >= 0; i--) {
     const row = (lines[i] ?? '').replace(/\u00a0/g, ' ');

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CLIS_DIR, prepareHome, type CliHome } from '../support/cli-home.mjs';
-import { readAnthropicTurn, readGeminiTurn, readResponsesTurn, startMockModelServer, type MockModelServer, type MockRequest } from '../support/mock-model-server.mjs';
+import { readAnthropicTurn, readChatTurn, readGeminiTurn, readResponsesTurn, startMockModelServer, type MockModelServer, type MockRequest } from '../support/mock-model-server.mjs';
 import { BIN as REPO_BIN, freePort, getJson, postJson, ROOT, textMessage, waitFor } from '../support/synapse.js';
 
 export { ROOT, getJson, postJson, textMessage, waitFor };
@@ -24,7 +24,7 @@ export { ROOT, getJson, postJson, textMessage, waitFor };
 export const BIN = process.env.SYNAPSE_E2E_BIN ?? REPO_BIN;
 export type { MockModelServer, MockRequest };
 
-export type Cli = 'claude' | 'codex' | 'gemini';
+export type Cli = 'claude' | 'codex' | 'gemini' | 'opencode';
 export const CLI_BIN_DIR = path.join(CLIS_DIR, 'node_modules', '.bin');
 
 /** Deadlines: real CLIs start in 0.5–4 s, but two cores under a full suite can be slower. */
@@ -152,6 +152,7 @@ export async function startMock(): Promise<MockModelServer> {
 export function turnOf(cli: Cli, req: MockRequest): { userText: string; toolOutput: string | null } {
   if (cli === 'claude') return readAnthropicTurn(req.body);
   if (cli === 'codex') return readResponsesTurn(req.body);
+  if (cli === 'opencode') return readChatTurn(req.body);
   return readGeminiTurn(req.body);
 }
 
@@ -339,9 +340,9 @@ export const CHROME: Array<[string, RegExp]> = [
   ['box drawing / rules', /[╭╮╰╯│┃─━▄▀]/],
   ['input prompt marker', /^\s*[❯›>]\s/m],
   ['spinner glyph row', /^[·✢✳✶✻✽*⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏◦]\s/m],
-  ['status footer', /\? for shortcuts|esc to (interrupt|cancel)|bypass permissions|shift\+tab|Shift\+Tab|← for agents|f2 to view/],
-  ['input placeholder', /Type your message|Ask Codex to do anything/],
-  ['turn summary', /Worked for|\b\w+ed for \d+s\b/],
+  ['status footer', /\? for shortcuts|esc to (interrupt|cancel)|esc (again to )?interrupt|ctrl\+p commands|bypass permissions|shift\+tab|Shift\+Tab|← for agents|f2 to view/],
+  ['input placeholder', /Type your message|Ask Codex to do anything|Ask anything…/],
+  ['turn summary', /Worked for|\b\w+ed for \d+s\b|▣ /],
   ['model/status rows', /GPT-[\d.]+ default|no sandbox|workspace \(\/directory\)/],
   ['tool rows', /⎿|Bash\(|Running…|• Ran |Shell /],
 ];

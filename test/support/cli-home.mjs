@@ -6,7 +6,8 @@
 //
 // Each function returns {env, cwd, home, cleanup, bin, args}. `env` is a complete environment
 // (not merged with process.env beyond PATH and a few basics), so nothing leaks in from the real
-// home: no real API keys, no real ~/.claude, ~/.codex or ~/.gemini. Auto-updaters are off.
+// home: no real API keys, no real ~/.claude, ~/.codex, ~/.gemini or ~/.config/opencode.
+// Auto-updaters are off.
 
 import { mkdtemp, mkdir, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,7 +19,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 export const CLIS_DIR = resolve(HERE, '../e2e/clis');
 
 /** Pinned versions; keep in step with test/e2e/clis/package.json. */
-export const CLI_VERSIONS = { claude: '2.1.197', codex: '0.171.0', gemini: '0.61.0' };
+export const CLI_VERSIONS = { claude: '2.1.197', codex: '0.171.0', gemini: '0.61.0', opencode: '1.18.33' };
 
 export function cliBin(name) {
   return join(CLIS_DIR, 'node_modules', '.bin', name);
@@ -166,4 +167,53 @@ export async function prepareGeminiHome({ baseUrl, extraEnv = {}, settings = {} 
   return { ...d, env, bin: cliBin('gemini'), args: [] };
 }
 
-export const prepareHome = { claude: prepareClaudeHome, codex: prepareCodexHome, gemini: prepareGeminiHome };
+/**
+ * OpenCode, with `~/.config/opencode/opencode.json` naming the mock as an OpenAI-compatible
+ * provider (Chat Completions, `/v1/chat/completions`). Observed on 1.18.33:
+ * - The `@ai-sdk/openai-compatible` provider is built into the binary: nothing is installed for it.
+ * - For every config directory (here ~/.config/opencode) OpenCode runs a background
+ *   `npm install @opencode-ai/plugin` (for local plugins and tools) unless that directory already
+ *   has a `node_modules/` and a package-lock.json listing every dependency of its package.json.
+ *   We have no plugins, so an empty node_modules plus that pair of files keeps it from reaching
+ *   registry.npmjs.org at all.
+ * - The models.dev catalogue fetch (models.opencode.ai) is turned off by OPENCODE_DISABLE_MODELS_FETCH.
+ * - Shell commands run without asking by default; `permission.bash = "ask"` gives the dialog the
+ *   e2e scenarios answer (and `--auto` approves it).
+ */
+export async function prepareOpencodeHome({ baseUrl, extraEnv = {}, config = {} }) {
+  const d = await makeDirs('opencode');
+  const dir = join(d.home, '.config', 'opencode');
+  await writeJson(join(dir, 'opencode.json'), {
+    $schema: 'https://opencode.ai/config.json',
+    autoupdate: false,
+    share: 'disabled',
+    model: 'mock/mock-model',
+    small_model: 'mock/mock-model',
+    provider: {
+      mock: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'Mock',
+        options: { baseURL: `${baseUrl}/v1`, apiKey: MOCK_KEYS.openai },
+        models: { 'mock-model': { name: 'Mock Model' } },
+      },
+    },
+    permission: { bash: 'ask' },
+    ...config,
+  });
+  const plugin = { '@opencode-ai/plugin': CLI_VERSIONS.opencode };
+  await mkdir(join(dir, 'node_modules'), { recursive: true });
+  await writeJson(join(dir, 'package.json'), { dependencies: plugin });
+  await writeJson(join(dir, 'package-lock.json'), { lockfileVersion: 3, requires: true, packages: { '': { dependencies: plugin } } });
+  const env = baseEnv(d, {
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_SHARE: '1',
+    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+    // Skills and prompts from ~/.claude would be read if present; the temp HOME has none anyway.
+    OPENCODE_DISABLE_CLAUDE_CODE: '1',
+    ...extraEnv,
+  });
+  return { ...d, env, bin: cliBin('opencode'), args: [] };
+}
+
+export const prepareHome = { claude: prepareClaudeHome, codex: prepareCodexHome, gemini: prepareGeminiHome, opencode: prepareOpencodeHome };

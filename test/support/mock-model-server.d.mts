@@ -35,4 +35,5 @@ export function planTurn(input: { userText: string; toolOutput?: string | null; 
 export function firstLine(raw: string): string;
 export function readAnthropicTurn(body: unknown): { userText: string; toolOutput: string | null };
 export function readResponsesTurn(body: unknown): { userText: string; toolOutput: string | null };
+export function readChatTurn(body: unknown): { userText: string; toolOutput: string | null };
 export function readGeminiTurn(body: unknown): { userText: string; toolOutput: string | null };

@@ -8,7 +8,7 @@
 //   await server.close()
 //
 // Protocols: Anthropic Messages (/v1/messages, /v1/messages/count_tokens), OpenAI Responses
-// (/v1/responses), Gemini (/v1beta/models/{model}:streamGenerateContent|generateContent|countTokens).
+// (/v1/responses), OpenAI Chat Completions (/v1/chat/completions), Gemini (/v1beta/models/{model}:streamGenerateContent|generateContent|countTokens).
 // The scripted behaviour (MOCK: echo, [[sh:]], [[escalate:]], [[wait:]], [[lines:]]) is in
 // ./mock-model/script.mjs.
 
@@ -16,6 +16,7 @@ import { createServer } from 'node:http';
 import { gunzipSync, inflateSync, brotliDecompressSync } from 'node:zlib';
 
 import { handleAnthropic } from './mock-model/anthropic.mjs';
+import { handleChatCompletions } from './mock-model/chat.mjs';
 import { handleGemini } from './mock-model/gemini.mjs';
 import { sendJson } from './mock-model/http.mjs';
 import { handleResponses } from './mock-model/openai.mjs';
@@ -23,6 +24,7 @@ import { handleResponses } from './mock-model/openai.mjs';
 export { parseDirectives, planTurn, firstLine } from './mock-model/script.mjs';
 export { readAnthropicTurn } from './mock-model/anthropic.mjs';
 export { readResponsesTurn } from './mock-model/openai.mjs';
+export { readChatTurn } from './mock-model/chat.mjs';
 export { readGeminiTurn } from './mock-model/gemini.mjs';
 
 const SECRET_HEADERS = new Set([
@@ -151,7 +153,7 @@ export async function startMockModelServer({ port = 0, host = '127.0.0.1', log }
     };
     try {
       const handled =
-        (await handleAnthropic(ctx)) || (await handleResponses(ctx)) || (await handleGemini(ctx));
+        (await handleAnthropic(ctx)) || (await handleResponses(ctx)) || (await handleChatCompletions(ctx)) || (await handleGemini(ctx));
       if (!handled) {
         unknown.push(entry);
         log?.(`mock-model-server: unknown ${entry.method} ${url.pathname}`);

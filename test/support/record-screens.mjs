@@ -20,7 +20,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { CLI_VERSIONS, cliBin, prepareClaudeHome, prepareCodexHome, prepareGeminiHome } from './cli-home.mjs';
-import { Recording } from './screen-recorder.mjs';
+import { Recording, screensSection } from './screen-recorder.mjs';
 import { claudeBypassScenario, earlyInputScenario, mainScenario, smallScenario } from './screen-scenarios.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -132,13 +132,6 @@ async function recordCli(cli) {
 }
 
 function readme(cli, version, runs, manifest) {
-  const count = (s) => manifest.filter((m) => m.status === s).length;
-  const rows = manifest
-    .map(
-      (m) =>
-        `| ${m.status} | ${m.case}${m.ansi ? ' (+ .ansi)' : ''} | ${m.cols}x${m.rows} | ${m.msSinceStart} | \`${m.title.trim().replace(/\|/g, '\\|')}\` | ${m.note.replace(/\|/g, '\\|')} |`,
-    )
-    .join('\n');
   return `# ${cli} ${version} recorded screens
 
 Produced by \`node test/support/record-screens.mjs ${cli}\` with the CLI pinned in
@@ -163,15 +156,7 @@ is summarised in ../../NOTES.md.
 the turn was over), \`user.txt\` (what was submitted) and \`expected-reply.txt\` (what the mock model
 answered, i.e. what reply extraction should find).
 
-Screens: ${manifest.length} (starting ${count('starting')}, ready ${count('ready')}, processing ${count('processing')}, waiting ${count('waiting')}).
-
-Runs:
-${runs.map((r) => `- ${r.cols}x${r.rows}${r.prefix ? ` (${r.prefix})` : ''}: ${r.seconds.toFixed(1)} s, ${r.requests} requests to the mock${r.unknown.length ? `, unknown paths: ${r.unknown.join(', ')}` : ''}${r.error ? `, stopped early: ${r.error}` : ''}`).join('\n')}
-
-| status | case | size | ms since start | terminal title (OSC 0/2) | timeline note |
-| --- | --- | --- | --- | --- | --- |
-${rows}
-`;
+${screensSection(runs, manifest)}`;
 }
 
 /** `--readme-only`: rewrite README.md from an existing manifest.json without recording. */

@@ -235,3 +235,23 @@ export class Recording {
 }
 
 export { sleep };
+
+/** The end of a recording README: screen counts, one line per run, and the table of screens. */
+export function screensSection(runs, manifest) {
+  const count = (status) => manifest.filter((m) => m.status === status).length;
+  const cell = (text) => text.replace(/\|/g, '\\|');
+  const rows = manifest.map((m) => `| ${m.status} | ${m.case}${m.ansi ? ' (+ .ansi)' : ''} | ${m.cols}x${m.rows} | ${m.msSinceStart} | \`${cell(m.title.trim())}\` | ${cell(m.note)} |`);
+  const runLines = runs.map((r) => {
+    const extra = [r.unknown.length ? `unknown paths: ${r.unknown.join(', ')}` : '', r.error ? `stopped early: ${r.error}` : ''].filter(Boolean);
+    return `- ${r.cols}x${r.rows}${r.prefix ? ` (${r.prefix})` : ''}: ${r.seconds.toFixed(1)} s, ${r.requests} requests to the mock${extra.map((e) => `, ${e}`).join('')}`;
+  });
+  return `Screens: ${manifest.length} (starting ${count('starting')}, ready ${count('ready')}, processing ${count('processing')}, waiting ${count('waiting')}).
+
+Runs:
+${runLines.join('\n')}
+
+| status | case | size | ms since start | terminal title (OSC 0/2) | timeline note |
+| --- | --- | --- | --- | --- | --- |
+${rows.join('\n')}
+`;
+}

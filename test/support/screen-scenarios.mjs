@@ -194,11 +194,19 @@ export async function mainScenario(rec, p) {
   await clearInput(rec);
   await sleep(2500); // let any "press again to exit" hint expire
 
+  await longOutputAndResizes(rec, p);
+}
+
+/**
+ * A 150-line answer (only its tail fits the viewport), a slowly streamed 20-line one, idle resizes
+ * to 80x24, 100x30 and 120x40, and a resize while the model holds its answer; ends at 120x40.
+ */
+export async function longOutputAndResizes(rec, p) {
   // Long answer: the viewport shows only its tail.
   {
     const s4 = await rec.submit('long output [[lines: 150]]', p.submitGapMs);
     await rec.waitTurnDone(s4, { timeoutMs: 60_000 });
-    await rec.capture('ready', 'after-long-output', { ansi: true, note: '150-line answer; scrollback holds the rest' });
+    await rec.capture('ready', 'after-long-output', { ansi: true, note: p.longOutputNote ?? '150-line answer; scrollback holds the rest' });
     const s5 = await rec.submit('long slow output [[wait: 1]] [[lines: 20]]', p.submitGapMs);
     await rec.waitStreaming(2500);
     await sleep(1500);

@@ -1,5 +1,20 @@
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { menuKeys, parseNumberedDialog, pickChoice } from '../../../src/profiles/permission.js';
+import { findProfile } from '../../../src/profiles/index.js';
+import { menuKeys, parseNumberedDialog, parseRowDialog, pickChoice } from '../../../src/profiles/permission.js';
+import { Screen } from '../../../src/runtime/screen.js';
+
+const OPENCODE = new URL('../../fixtures/screens/opencode/1.18.33/waiting/', import.meta.url);
+const RIGHT = '\x1b[C';
+const LEFT = '\x1b[D';
+
+/** A recorded OpenCode dialog replayed into the runtime's own Screen, as the agent reads it. */
+async function replay(name: string): Promise<Screen> {
+  const screen = new Screen(120, 40);
+  screen.write(fs.readFileSync(new URL(`${name}.ansi`, OPENCODE), 'utf8'));
+  await screen.flushed();
+  return screen;
+}
 
 describe('parseNumberedDialog', () => {
   it('reads the question and numbered choices, stripping markers, borders and wraps', () => {
@@ -44,6 +59,12 @@ describe('pickChoice', () => {
     { key: '2', label: 'Yes, and always allow' },
     { key: '3', label: 'No' },
   ];
+  it('maps deny to a Reject choice (OpenCode) as well as to No', () => {
+    const row = [{ key: '1', label: 'Allow once' }, { key: '2', label: 'Allow always' }, { key: '3', label: 'Reject' }];
+    expect(pickChoice(row, 'deny')?.key).toBe('3');
+    expect(pickChoice(row, 'approve')?.key).toBe('1');
+  });
+
   it('takes a key, or a word for approve and deny', () => {
     expect(pickChoice(choices, '2')?.key).toBe('2');
     expect(pickChoice(choices, 'approve')?.key).toBe('1');
@@ -59,5 +80,50 @@ describe('menuKeys', () => {
     expect(menuKeys(prompt, prompt.choices[2]!)).toEqual(['\x1b[B', '\x1b[B', '\r']);
     expect(menuKeys({ ...prompt, selected: '3' }, prompt.choices[0]!)).toEqual(['\x1b[A', '\x1b[A', '\r']);
     expect(menuKeys(prompt, prompt.choices[0]!)).toEqual(['\r']);
+  });
+});
+
+describe('parseRowDialog (OpenCode, recorded screens)', () => {
+  const question = findProfile('opencode')!.permission!.question;
+  const choices = [
+    { key: '1', label: 'Allow once' },
+    { key: '2', label: 'Allow always' },
+    { key: '3', label: 'Reject' },
+  ];
+
+  it('reads the one-row choices and, from the background colour, the highlighted one', async () => {
+    const screen = await replay('permission-dialog');
+    const p = parseRowDialog(screen.viewport(), question, (row) => screen.backgrounds(row));
+    expect(p).toEqual({ prompt: '△ Permission required', choices, selected: '1' });
+    expect(menuKeys(p!, choices[2]!, 'horizontal')).toEqual([RIGHT, RIGHT, '\r']);
+    screen.dispose();
+  });
+
+  it('follows the highlight after it moved (one Right arrow pressed on the real CLI)', async () => {
+    const screen = await replay('permission-dialog-second-option-highlighted');
+    const p = parseRowDialog(screen.viewport(), question, (row) => screen.backgrounds(row));
+    expect(p?.selected).toBe('2');
+    expect(menuKeys(p!, choices[0]!, 'horizontal')).toEqual([LEFT, '\r']);
+    expect(menuKeys(p!, choices[2]!, 'horizontal')).toEqual([RIGHT, '\r']);
+    screen.dispose();
+  });
+
+  it('stops at the key hints even when only two spaces separate them (80 columns)', () => {
+    const lines = fs.readFileSync(new URL('80x24-permission-dialog.txt', OPENCODE), 'utf8').split('\n');
+    expect(parseRowDialog(lines, question)).toEqual({ prompt: '△ Permission required', choices, selected: null });
+  });
+
+  it('does not take a command with double spaces in the dialog for the choice row', () => {
+    const lines = ['  ┃  △ Permission required', '  ┃  $ echo a   b', '  ┃', '  ┃  $ printf x   y', '  ┃'];
+    expect(parseRowDialog(lines, question)?.choices.map((c) => c.label)).toEqual(['$ printf x', 'y']);
+    expect(parseRowDialog([...lines.slice(0, 4), '  ┃   Allow once   Reject   ctrl+f fullscreen'], question)?.choices.map((c) => c.label)).toEqual([
+      'Allow once',
+      'Reject',
+    ]);
+    expect(parseRowDialog(['  ┃  $ ls'], question)).toBeNull();
+  });
+
+  it('without a readable highlight, moves from the first choice (where the dialog opens)', () => {
+    expect(menuKeys({ prompt: 'q', choices, selected: null }, choices[2]!, 'horizontal')).toEqual([RIGHT, RIGHT, '\r']);
   });
 });
