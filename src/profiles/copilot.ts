@@ -10,7 +10,7 @@ import type { Profile } from './types.js';
 // COPILOT_PROVIDER_BASE_URL pointing at the mock model server), see
 // test/fixtures/screens/copilot/1.0.102/README.md. The permission dialog matches the one quoted in
 // https://github.com/github/copilot-cli/issues/2955 and #2693 (box with "Do you want to run this
-// command?"). No e2e test drives this profile yet, so it is marked `documented`.
+// command?"). The e2e suite (test/e2e/copilot.test.ts) drives 1.0.102 live in that BYOK mode.
 
 const RULE = /^─{10,}/;
 /** The input row starts in column 0; the echo of a sent prompt in the transcript is indented (` ❯ text   HH:MM`). */
@@ -45,7 +45,7 @@ function ready(rows: string[]): boolean {
 }
 
 /**
- * GitHub Copilot CLI (recorded on 1.0.102, BYOK against a mock; not verified by an e2e run).
+ * GitHub Copilot CLI (recorded on 1.0.102 and driven by the e2e suite, BYOK against the mock).
  * Alternate screen. Bottom block: ` ~/project` (cwd), a `────` rule, the input row `❯ <text>`, a
  * second rule, one footer row: idle ` ← open sidebar · Interactive · Manual Approval · / commands ·
  * ? help · tab next tab` (` Interactive · Manual Approval · @ files · # issues` while the box holds
@@ -56,7 +56,6 @@ function ready(rows: string[]): boolean {
 export const copilotProfile: Profile = {
   id: 'copilot',
   aliases: ['copilot-cli', 'github-copilot'],
-  verified: 'documented',
   displayName: 'GitHub Copilot CLI',
   description: 'GitHub Copilot CLI wrapped by Synapse.',
   command: 'copilot',
@@ -67,7 +66,9 @@ export const copilotProfile: Profile = {
   resumeFlags: ['--resume', '--continue', '-r'],
   // Seen: digits 1 and 2 pick at once, but `3` only moves the highlight (it asks for feedback after
   // Enter), so answers go by arrows + Enter. The trust dialog at start uses the same menu.
-  permission: { question: /Do you want to run this command\?|Do you trust the files in this folder\?/, select: 'arrows' },
+  // Enter on `3. No, and tell Copilot …` opens a feedback prompt and keeps the dialog; Esc denies
+  // (`Confirmation cancelled`, `Operation cancelled by user`) and the model gets nothing more.
+  permission: { question: /Do you want to run this command\?|Do you trust the files in this folder\?/, select: 'arrows', denyKey: '\x1b' },
   autoApproveArgs: ['--allow-all'],
   // Seen: paste, then CR 80 ms or 150 ms later, always submitted.
   submit: { bracketedPaste: true, key: '\r', delayMs: 100, confirmMs: 3000 },
@@ -87,6 +88,9 @@ export const copilotProfile: Profile = {
     return boxText(view.lines, box, PROMPT);
   },
   idleConfirmMs: 500,
+  // Seen: the `Working` footer goes first, then the answer is typed out in frames 20-80 ms apart
+  // (an e2e run under load finished a task on `MOCK: A2A: [F`). The screen must be still this long.
+  turnSettleMs: 150,
   cleanOutput(lines: string[], userText: string): string {
     const rows = lines.map((l) => l.replace(SCROLLBAR, '').replace(/\s+$/, ''));
     const start = afterLastEcho(rows, userText, (r) => ECHO.test(r), (r) => r.replace(ECHO, '').replace(ECHO_TIME, ''));

@@ -1,4 +1,4 @@
-import type { PermissionChoice } from './types.js';
+import type { PermissionChoice, Profile } from './types.js';
 
 export interface PermissionPrompt {
   prompt: string;
@@ -109,4 +109,12 @@ export function menuKeys(prompt: PermissionPrompt, choice: PermissionChoice, dir
   const moves = to - from;
   const [next, previous] = ARROWS[direction];
   return [...Array<string>(Math.abs(moves)).fill(moves > 0 ? next : previous), '\r'];
+}
+
+/** The keys, one write each, that answer `prompt` with `choice` the way this CLI takes answers. */
+export function answerKeys(permission: NonNullable<Profile['permission']>, prompt: PermissionPrompt, choice: PermissionChoice): string[] {
+  if (permission.denyKey && pickChoice(prompt.choices, 'deny')?.key === choice.key) return [permission.denyKey];
+  if (permission.select === 'arrows') return menuKeys(prompt, choice);
+  if (permission.select === 'row') return menuKeys(prompt, choice, 'horizontal');
+  return [choice.key];
 }

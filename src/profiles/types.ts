@@ -95,8 +95,11 @@ export interface Profile {
    * - `arrows`: a numbered menu picked with ↑/↓ from the highlighted row and Enter (Copilot CLI);
    * - `row`: the choices side by side on one row (`Allow once   Allow always   Reject`), keyed 1…n
    *   in order and picked with ←/→ from the highlighted one and Enter (OpenCode).
+   * `denyKey` answers "deny" on its own where picking the deny choice would ask for more
+   * (Copilot CLI: Enter on `3. No, and tell Copilot what to do differently (Esc to stop)` opens
+   * a feedback prompt; Esc denies and stops the turn).
    */
-  permission?: { question: RegExp; select: 'digit' | 'arrows' | 'row' };
+  permission?: { question: RegExp; select: 'digit' | 'arrows' | 'row'; denyKey?: string };
   /** CLI flag that turns on the CLI's own auto-approval (`synapse <profile> --auto-approve`). */
   autoApproveArgs?: string[];
   /**
@@ -109,6 +112,12 @@ export interface Profile {
    * turn counts as finished (some CLIs redraw an empty prompt before they show a spinner).
    */
   idleConfirmMs: number;
+  /**
+   * When the CLI was seen working (or drew its end-of-turn row), how long the idle screen must
+   * then stay unchanged before the turn counts as finished. Default 0: at once. Copilot CLI types
+   * the answer out in frames up to ~80 ms apart after its `Working` footer is gone.
+   */
+  turnSettleMs?: number;
   /**
    * Whether the lines a task produced show the CLI's own end-of-turn row after this message's
    * echo (Claude's `✻ Worked for 3s`, Codex's `Worked for 1s •`). A fast model can finish before

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { TERMINAL_STATES, type Task } from '../a2a/task.js';
 import { viewOf } from '../profiles/screen-rules.js';
 import { squash } from '../profiles/text.js';
-import { menuKeys, parseNumberedDialog, parseRowDialog, pickChoice, type PermissionPrompt } from '../profiles/permission.js';
+import { answerKeys, parseNumberedDialog, parseRowDialog, pickChoice, type PermissionPrompt } from '../profiles/permission.js';
 import type { PermissionChoice, Profile } from '../profiles/types.js';
 import { SynapseError } from '../errors.js';
 import type { Clock } from './clock.js';
@@ -101,7 +101,12 @@ export class DeliveryLoop extends EventEmitter {
     const screen = this.deps.tracker.current?.status;
     const busy = this.inflight !== null || screen === 'PROCESSING' || screen === 'WAITING';
     if (task.priority >= 5 && opts.interrupt !== false && busy) {
-      this.interruptCurrent(`interrupted by priority ${task.priority} message ${task.id}`);
+      const f = this.inflight;
+      // The turn already ran and the screen is idle again, only settling (turnSettleMs): it is
+      // over, so finish it rather than press an interrupt key on an idle CLI (Copilot's Ctrl-C
+      // would arm "again to exit").
+      if (f && f.sawBusy && this.deps.tracker.current?.status === 'READY' && (this.deps.profile.inputText(viewOf(this.deps.screen.viewport())) ?? '') === '') this.finish(f);
+      else this.interruptCurrent(`interrupted by priority ${task.priority} message ${task.id}`);
     }
     this.pump();
   }
@@ -222,8 +227,7 @@ export class DeliveryLoop extends EventEmitter {
     if (!picked) {
       throw new SynapseError('invalid_input', `"${choice}" is not one of the choices: ${dialog.choices.map((c) => `${c.key}. ${c.label}`).join(' | ')}`);
     }
-    const select = this.deps.profile.permission?.select;
-    const keys = select === 'arrows' ? menuKeys(dialog, picked) : select === 'row' ? menuKeys(dialog, picked, 'horizontal') : [picked.key];
+    const keys = answerKeys(this.deps.profile.permission!, dialog, picked);
     // One key per write, a little apart, so the TUI sees separate key presses.
     keys.forEach((k, i) => this.deps.clock.setTimeout(() => this.deps.injector.keys(k), i * KEY_GAP_MS));
     return { task, choice: picked };
@@ -274,7 +278,7 @@ export class DeliveryLoop extends EventEmitter {
     if ((this.deps.profile.inputText(view) ?? '') !== '') return;
     if (!f.sawBusy && view.text === f.viewportAtSubmit) return;
     const ended = f.sawBusy || this.deps.profile.turnEnded?.(linesSince(f.beforeLines, this.deps.screen.allLines()), f.framed) === true;
-    const confirmMs = ended ? 0 : this.deps.profile.idleConfirmMs;
+    const confirmMs = ended ? (this.deps.profile.turnSettleMs ?? 0) : this.deps.profile.idleConfirmMs;
     if (confirmMs === 0) {
       this.finish(f);
       return;

@@ -29,6 +29,8 @@ import { freePort } from '../support/synapse.js';
  */
 const INPUT_ROW: Record<Exclude<Cli, 'opencode'>, { prompt: RegExp; placeholder?: RegExp }> = {
   claude: { prompt: /^❯( |$)/ },
+  // The echoed prompts in the transcript are indented (` ❯ text`); the input row is not.
+  copilot: { prompt: /^❯( |$)/ },
   codex: { prompt: /^› /, placeholder: /^Ask Codex to do anything$/ },
   gemini: { prompt: /^ ?> /, placeholder: /^Type your message or @path\/to\/file$/ },
 };

@@ -24,7 +24,7 @@ export { ROOT, getJson, postJson, textMessage, waitFor };
 export const BIN = process.env.SYNAPSE_E2E_BIN ?? REPO_BIN;
 export type { MockModelServer, MockRequest };
 
-export type Cli = 'claude' | 'codex' | 'gemini' | 'opencode';
+export type Cli = 'claude' | 'codex' | 'gemini' | 'opencode' | 'copilot';
 export const CLI_BIN_DIR = path.join(CLIS_DIR, 'node_modules', '.bin');
 
 /** Deadlines: real CLIs start in 0.5–4 s, but two cores under a full suite can be slower. */
@@ -152,7 +152,7 @@ export async function startMock(): Promise<MockModelServer> {
 export function turnOf(cli: Cli, req: MockRequest): { userText: string; toolOutput: string | null } {
   if (cli === 'claude') return readAnthropicTurn(req.body);
   if (cli === 'codex') return readResponsesTurn(req.body);
-  if (cli === 'opencode') return readChatTurn(req.body);
+  if (cli === 'opencode' || cli === 'copilot') return readChatTurn(req.body);
   return readGeminiTurn(req.body);
 }
 

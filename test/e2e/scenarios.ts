@@ -80,6 +80,13 @@ export const SPECS: Record<Cli, CliSpec> = {
     // Seen on 1.18.33: `[From: a (a)] [REPLY EXPECTED] x` shows as `From: a (a) REPLY EXPECTED x`.
     shown: (text) => text.replace(/\[([^[\]]*)\]/g, '$1'),
   },
+  copilot: {
+    cli: 'copilot',
+    dialogDirective: (cmd) => `[[sh: ${cmd}]]`,
+    choiceLabels: [/^Yes$/, /^Yes, and don't ask again/, /^No, and tell Copilot what to do differently/],
+    // Seen: Copilot CLI expands a pasted tab to four spaces, as Claude Code does.
+    pastedTab: '    ',
+  },
 };
 
 /** 1. Start-up: READY, and the start-up instruction delivered, answered and its task completed. */

@@ -17,9 +17,9 @@ export interface CliHome {
 }
 
 export const CLIS_DIR: string;
-export const CLI_VERSIONS: { claude: string; codex: string; gemini: string; opencode: string };
+export const CLI_VERSIONS: { claude: string; codex: string; gemini: string; opencode: string; copilot: string };
 export const MOCK_KEYS: { anthropic: string; openai: string; gemini: string };
-export function cliBin(name: 'claude' | 'codex' | 'gemini' | 'opencode'): string;
+export function cliBin(name: 'claude' | 'codex' | 'gemini' | 'opencode' | 'copilot'): string;
 
 export function prepareClaudeHome(o: { baseUrl: string; auth?: 'key' | 'token'; skipPermissions?: boolean; extraEnv?: Record<string, string> }): Promise<CliHome>;
 export function prepareCodexHome(o: {
@@ -31,9 +31,11 @@ export function prepareCodexHome(o: {
 }): Promise<CliHome>;
 export function prepareGeminiHome(o: { baseUrl: string; extraEnv?: Record<string, string>; settings?: Record<string, unknown> }): Promise<CliHome>;
 export function prepareOpencodeHome(o: { baseUrl: string; extraEnv?: Record<string, string>; config?: Record<string, unknown> }): Promise<CliHome>;
+export function prepareCopilotHome(o: { baseUrl: string; extraEnv?: Record<string, string>; config?: Record<string, unknown> }): Promise<CliHome>;
 export const prepareHome: {
   claude: typeof prepareClaudeHome;
   codex: typeof prepareCodexHome;
   gemini: typeof prepareGeminiHome;
   opencode: typeof prepareOpencodeHome;
+  copilot: typeof prepareCopilotHome;
 };

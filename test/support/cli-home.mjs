@@ -6,7 +6,7 @@
 //
 // Each function returns {env, cwd, home, cleanup, bin, args}. `env` is a complete environment
 // (not merged with process.env beyond PATH and a few basics), so nothing leaks in from the real
-// home: no real API keys, no real ~/.claude, ~/.codex, ~/.gemini or ~/.config/opencode.
+// home: no real API keys, no real ~/.claude, ~/.codex, ~/.gemini, ~/.config/opencode or ~/.copilot.
 // Auto-updaters are off.
 
 import { mkdtemp, mkdir, realpath, rm, writeFile } from 'node:fs/promises';
@@ -19,7 +19,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 export const CLIS_DIR = resolve(HERE, '../e2e/clis');
 
 /** Pinned versions; keep in step with test/e2e/clis/package.json. */
-export const CLI_VERSIONS = { claude: '2.1.197', codex: '0.171.0', gemini: '0.61.0', opencode: '1.18.33' };
+export const CLI_VERSIONS = { claude: '2.1.197', codex: '0.171.0', gemini: '0.61.0', opencode: '1.18.33', copilot: '1.0.102' };
 
 export function cliBin(name) {
   return join(CLIS_DIR, 'node_modules', '.bin', name);
@@ -216,4 +216,31 @@ export async function prepareOpencodeHome({ baseUrl, extraEnv = {}, config = {} 
   return { ...d, env, bin: cliBin('opencode'), args: [] };
 }
 
-export const prepareHome = { claude: prepareClaudeHome, codex: prepareCodexHome, gemini: prepareGeminiHome, opencode: prepareOpencodeHome };
+/**
+ * GitHub Copilot CLI without a GitHub login, in its BYOK offline mode (`copilot help providers`,
+ * `copilot help environment` of 1.0.102): the provider is the mock, spoken to over Chat
+ * Completions. Folder trust is honoured from `trustedFolders` in ~/.copilot/config.json (not from
+ * settings.json). With a `gpt-*` model it suggests the Responses wire API; a `claude-*` name
+ * keeps Chat Completions quiet.
+ */
+export async function prepareCopilotHome({ baseUrl, extraEnv = {}, config = {} }) {
+  const d = await makeDirs('copilot');
+  await writeJson(join(d.home, '.copilot', 'config.json'), { trustedFolders: [d.cwd], banner: 'never', ...config });
+  const env = baseEnv(d, {
+    COPILOT_OFFLINE: 'true',
+    COPILOT_PROVIDER_BASE_URL: `${baseUrl}/v1`,
+    COPILOT_PROVIDER_API_KEY: MOCK_KEYS.openai,
+    COPILOT_MODEL: 'claude-sonnet-4.6',
+    COPILOT_AUTO_UPDATE: 'false',
+    ...extraEnv,
+  });
+  return { ...d, env, bin: cliBin('copilot'), args: [] };
+}
+
+export const prepareHome = {
+  claude: prepareClaudeHome,
+  codex: prepareCodexHome,
+  gemini: prepareGeminiHome,
+  opencode: prepareOpencodeHome,
+  copilot: prepareCopilotHome,
+};

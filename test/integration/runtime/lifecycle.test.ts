@@ -180,6 +180,7 @@ describe('agent lifecycle and registry', () => {
     expect(byId.codex).toMatchObject({ ports: '8120-8129', installed: true, version: 'codex-cli 9.8.7', available: true, verified_live: true });
     expect(byId.claude).toMatchObject({ ports: '8100-8109', installed: false, version: null });
     expect(byId.echo).toMatchObject({ ports: '8190-8199', installed: true });
+    expect(byId.copilot).toMatchObject({ ports: '8140-8149', installed: false, verified_live: true });
     const table = await runCli(['profiles'], { env });
     expect(table.stdout.split('\n')[0]).toMatch(/^PROFILE\s+ALIASES\s+PORTS\s+COMMAND\s+STATUS\s+RULES$/);
     expect(table.stdout).toMatch(/codex\s+codex-cli\s+8120-8129\s+codex\s+installed \(codex-cli 9\.8\.7\)\s+verified live/);

@@ -87,6 +87,8 @@ export function firstLine(raw) {
 export function stripInjected(text) {
   return String(text ?? '')
     .replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '')
+    // Copilot CLI opens every user message with the time.
+    .replace(/^\s*<current_datetime>[^<]*<\/current_datetime>/, '')
     .trim();
 }
 

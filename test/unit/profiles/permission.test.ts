@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { findProfile } from '../../../src/profiles/index.js';
-import { menuKeys, parseNumberedDialog, parseRowDialog, pickChoice } from '../../../src/profiles/permission.js';
+import { answerKeys, menuKeys, parseNumberedDialog, parseRowDialog, pickChoice } from '../../../src/profiles/permission.js';
 import { Screen } from '../../../src/runtime/screen.js';
 
 const OPENCODE = new URL('../../fixtures/screens/opencode/1.18.33/waiting/', import.meta.url);
@@ -125,5 +125,29 @@ describe('parseRowDialog (OpenCode, recorded screens)', () => {
 
   it('without a readable highlight, moves from the first choice (where the dialog opens)', () => {
     expect(menuKeys({ prompt: 'q', choices, selected: null }, choices[2]!, 'horizontal')).toEqual([RIGHT, RIGHT, '\r']);
+  });
+});
+
+describe('answerKeys: how each CLI takes an answer', () => {
+  const choices = [
+    { key: '1', label: 'Yes' },
+    { key: '2', label: "Yes, and don't ask again" },
+    { key: '3', label: 'No, and tell it what to do differently (Esc to stop)' },
+  ];
+  const prompt = { prompt: 'q', choices, selected: '1' };
+  const profile = (id: string) => findProfile(id)!.permission!;
+
+  it('types the digit for Claude Code, Codex and Gemini CLI', () => {
+    for (const id of ['claude', 'codex', 'gemini']) expect(answerKeys(profile(id), prompt, choices[2]!)).toEqual(['3']);
+  });
+
+  it('denies Copilot CLI with Esc alone (Enter on its No choice asks for feedback) and approves by arrows', () => {
+    expect(answerKeys(profile('copilot'), prompt, choices[2]!)).toEqual(['\x1b']);
+    expect(answerKeys(profile('copilot'), { ...prompt, selected: '3' }, choices[0]!)).toEqual(['\x1b[A', '\x1b[A', '\r']);
+  });
+
+  it('moves along the row for OpenCode', () => {
+    const row = [{ key: '1', label: 'Allow once' }, { key: '2', label: 'Allow always' }, { key: '3', label: 'Reject' }];
+    expect(answerKeys(profile('opencode'), { prompt: 'q', choices: row, selected: '2' }, row[2]!)).toEqual([RIGHT, '\r']);
   });
 });

@@ -33,7 +33,9 @@ type Turn = (text: string) => { frames: string[]; gapMs: number };
 interface Rig {
   tasks: TaskManager;
   screen: Screen;
-  send(text: string): Task;
+  send(text: string, priority?: number): Task;
+  /** Every write to the CLI's terminal, in order. */
+  written: string[];
   turnsDone: Array<{ taskId: string; output: string }>;
 }
 
@@ -48,9 +50,11 @@ async function rig(profile: Profile, turn: Turn, opts: { history?: string } = {}
   const screen = new Screen(100, 20);
   const timers = new Set<NodeJS.Timeout>();
   let pasted = '';
+  const written: string[] = [];
   const terminal: AgentTerminal = {
     pid: 0,
     write(data) {
+      written.push(data);
       const paste = /\x1b\[200~([\s\S]*)\x1b\[201~/.exec(data);
       if (paste) pasted = paste[1] ?? '';
       if (data !== '\r') return;
@@ -100,8 +104,9 @@ async function rig(profile: Profile, turn: Turn, opts: { history?: string } = {}
     tasks,
     screen,
     turnsDone,
-    send(text) {
-      const task = tasks.create({ message: { role: 'user', parts: [{ type: 'text', text }] } });
+    written,
+    send(text, priority) {
+      const task = tasks.create({ message: { role: 'user', parts: [{ type: 'text', text }] }, ...(priority ? { priority } : {}) });
       delivery.enqueued(task);
       return task;
     },
@@ -134,6 +139,45 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
     const task = r.send('quick one');
     await waitFor(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
     expect(r.turnsDone[0]?.output).toBe('the answer\n✻ Worked for 0s');
+  });
+
+  it('with turnSettleMs, waits for the answer still being typed out after the turn ended (Copilot CLI)', async () => {
+    // The end-of-turn row comes first and the answer is typed out after it, frame by frame: finishing
+    // on the first READY reading would keep only `part one`.
+    const typed = (gapMs: number) => (text: string) => ({
+      gapMs,
+      frames: [`${echoed(text)}✻ Worked for 0s\r\npart one\r\n${PROMPT}`, `\r\x1b[2Kpart two\r\n${PROMPT}`, `\r\x1b[2Kpart three\r\n${PROMPT}`],
+    });
+    // Frames 70 ms apart against a 300 ms settle: a slow machine delays both alike.
+    const settled = await rig({ ...echoProfile, idleConfirmMs: 600_000, turnEnded, turnSettleMs: 300 }, typed(70));
+    const task = settled.send('typed out');
+    await waitFor(() => settled.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
+    expect(settled.turnsDone[0]?.output).toBe('✻ Worked for 0s\npart one\npart two\npart three');
+
+    // The same CLI without it: the task ends on the first frame (read 40 ms after it; the next
+    // frame is 400 ms away).
+    const hasty = await rig({ ...echoProfile, idleConfirmMs: 600_000, turnEnded }, typed(400));
+    const early = hasty.send('typed out');
+    await waitFor(() => hasty.tasks.get(early.id).status.state === 'completed', 5000, 'the task to complete');
+    expect(hasty.turnsDone[0]?.output).toBe('✻ Worked for 0s\npart one');
+  });
+
+  it('a priority-5 message while the last turn only settles finishes that turn instead of pressing interrupt', async () => {
+    // Seen busy, then idle with the answer; a settle window longer than the test keeps it in flight.
+    const r = await rig({ ...echoProfile, idleConfirmMs: 600_000, turnSettleMs: 600_000 }, (text) => ({
+      gapMs: 100,
+      frames: [`${echoed(text)}⠋ thinking (esc to interrupt)`, `\r\x1b[2Kthe answer\r\n${PROMPT}`],
+    }));
+    const first = r.send('first');
+    await waitFor(() => r.screen.allLines().some((l) => l.includes('the answer')), 5000, 'the answer on screen');
+    await new Promise((res) => setTimeout(res, 150));
+    expect(r.tasks.get(first.id).status.state).toBe('working');
+    const urgent = r.send('urgent', 5);
+    await waitFor(() => r.tasks.get(first.id).status.state === 'completed', 5000, 'the settling turn to complete');
+    expect(r.turnsDone[0]).toEqual({ taskId: first.id, output: 'the answer' });
+    expect(r.written).not.toContain('\x1b');
+    await waitFor(() => r.written.some((w) => w.includes('urgent')), 5000, 'the urgent message typed in');
+    expect(r.tasks.get(urgent.id).status.state).toBe('working');
   });
 
   it("does not count a previous turn's turn-end row: without a new one the idle window still applies", async () => {
