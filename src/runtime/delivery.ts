@@ -93,7 +93,7 @@ export class DeliveryLoop extends EventEmitter {
   outputSoFar(): { taskId: string; text: string } | null {
     const f = this.inflight;
     if (!f || f.seqAtSubmit < 0) return null;
-    return { taskId: f.taskId, text: this.deps.profile.cleanOutput(linesSince(f.beforeLines, this.deps.screen.allLines()), f.framed) };
+    return { taskId: f.taskId, text: this.replyOf(f) };
   }
 
   /** A new task was queued. Priority 5 interrupts a running turn unless told not to. */
@@ -284,22 +284,28 @@ export class DeliveryLoop extends EventEmitter {
       return;
     }
     if (f.confirmTimer) return;
-    const seq = this.deps.screen.seq;
+    // What must hold still is the reply, not the whole screen: Copilot CLI animates its logo for
+    // seconds after start-up, which would restart every window.
+    const reply = this.replyOf(f);
     f.confirmTimer = this.deps.clock.setTimeout(() => {
       f.confirmTimer = undefined;
       if (this.inflight !== f || this.deps.tracker.current?.status !== 'READY') return;
-      // The screen moved during the window (readings that came meanwhile found the timer set and
+      // The reply grew during the window (readings that came meanwhile found the timer set and
       // returned): confirm over a fresh window, or nothing would ever finish the task.
-      if (this.deps.screen.seq === seq) this.finish(f);
+      if (this.replyOf(f) === reply) this.finish(f);
       else this.maybeFinish(f);
     }, confirmMs);
+  }
+
+  /** The reply as it would be read off the screen now. */
+  private replyOf(f: InFlight): string {
+    return this.deps.profile.cleanOutput(linesSince(f.beforeLines, this.deps.screen.allLines()), f.framed);
   }
 
   private finish(f: InFlight): void {
     this.checkEcho();
     if (!f.confirmed) this.confirm(f, 'busy');
-    const delta = linesSince(f.beforeLines, this.deps.screen.allLines());
-    const text = this.deps.profile.cleanOutput(delta, f.framed);
+    const text = this.replyOf(f);
     this.clearInflight();
     this.deps.turnDone(f.taskId, text);
     this.pump();

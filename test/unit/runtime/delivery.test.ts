@@ -162,6 +162,26 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
     expect(hasty.turnsDone[0]?.output).toBe('✻ Worked for 0s\npart one');
   });
 
+  it('a screen that moves outside the reply (an animated logo) does not hold a finished turn', async () => {
+    // Copilot CLI animates its logo for seconds after start-up. The settle window watches the
+    // reply (read after this message's echo, as the real profiles read it), not every cell.
+    const cleanOutput: Profile['cleanOutput'] = (lines, userText) => {
+      const start = afterLastEcho(lines, userText, (r) => r.startsWith(PROMPT), (r) => r.slice(PROMPT.length));
+      return lines.slice(start).filter((r) => r.trim() !== '' && !r.startsWith(PROMPT)).join('\n');
+    };
+    const logo = (n: number) => `\x1b7\x1b[1;1H\x1b[2Klogo ${n}\x1b8`;
+    const profile: Profile = { ...echoProfile, idleConfirmMs: 600_000, turnEnded, turnSettleMs: 150, cleanOutput };
+    // A frame every 60 ms: each is read (40 ms after it), and none leaves the screen still for 150 ms.
+    const r = await rig(profile, (text) => ({ gapMs: 60, frames: [`${echoed(text)}the answer\r\n✻ Worked for 0s\r\n${PROMPT}`, ...Array.from({ length: 40 }, (_, i) => logo(i + 1))] }), {
+      history: 'logo 0\r\n',
+    });
+    const task = r.send('hi');
+    await waitFor(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
+    expect(r.turnsDone[0]?.output).toBe('the answer\n✻ Worked for 0s');
+    // Finished while the logo was still moving (its 40 frames take 2.4 s).
+    expect(r.screen.viewport()[0]).not.toBe('logo 40');
+  });
+
   it('a priority-5 message while the last turn only settles finishes that turn instead of pressing interrupt', async () => {
     // Seen busy, then idle with the answer; a settle window longer than the test keeps it in flight.
     const r = await rig({ ...echoProfile, idleConfirmMs: 600_000, turnSettleMs: 600_000 }, (text) => ({
