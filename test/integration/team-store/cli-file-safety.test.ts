@@ -65,13 +65,20 @@ describe('synapse file-safety', () => {
     const shell = spawn('sh', ['-c', `"${process.execPath}" "${BIN}" file-safety lock held.ts worker --ttl 1h && exec sleep 60`], {
       cwd: project.dir,
       env: project.env,
-      stdio: 'ignore',
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(shell);
+    let said = '';
+    shell.stdout!.on('data', (d) => (said += d));
+    shell.stderr!.on('data', (d) => (said += d));
     const [held] = await waitFor(async () => {
       const l = await locks();
       return l.length === 1 ? l : null;
-    }, 10_000, 'the lock of the shell');
+      // Two node start-ups (the lock command, then a `locks` poll) on a loaded 2-core machine: a
+      // clean-clone CI run once missed a 10 s deadline here.
+    }, 20_000, 'the lock of the shell').catch((err: Error) => {
+      throw new Error(`${err.message}; the lock command said: ${said || '(nothing)'}; shell exit ${shell.exitCode}`);
+    });
     expect(held!.pid).toBe(shell.pid);
     expect((await synapse(project, ['file-safety', 'lock', 'held.ts', 'thief'])).code).toBe(1);
     shell.kill('SIGKILL');
@@ -79,7 +86,7 @@ describe('synapse file-safety', () => {
     const taken = await synapse(project, ['file-safety', 'lock', 'held.ts', 'thief']);
     expect(taken.stdout).toContain('cleared stale lock of worker');
     expect((await locks())[0]).toMatchObject({ agent_id: 'thief' });
-  });
+  }, 45_000);
 
   it("records a registered agent's own pid, so its lock dies with the agent", async () => {
     const agent = spawn('sleep', ['60']);
