@@ -89,7 +89,7 @@ export const copilotProfile: Profile = {
   },
   idleConfirmMs: 500,
   // Seen: the `Working` footer goes first, then the answer is typed out in frames 20-80 ms apart
-  // (an e2e run under load finished a task on `MOCK: A2A: [F`). The screen must be still this long.
+  // (an e2e run under load finished a task on `MOCK: A2A: [F`). The reply must hold still this long.
   turnSettleMs: 150,
   cleanOutput(lines: string[], userText: string): string {
     const rows = lines.map((l) => l.replace(SCROLLBAR, '').replace(/\s+$/, ''));

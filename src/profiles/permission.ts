@@ -60,14 +60,19 @@ const ROW_HINT = /^(ctrl\+|alt\+|shift\+|⇆|↑|↓|←|→|enter\b|esc\b|tab\b
 export function parseRowDialog(lines: string[], question: RegExp, backgrounds?: (row: number) => string[]): PermissionPrompt | null {
   const q = lastRowMatching(lines, question);
   if (q < 0) return null;
+  // A dialog drawn in a box: only rows with the question row's left border belong to it, so a
+  // footer below the box cannot pass for the choices.
+  const border = /^\s*[│┃|]/.exec(lines[q] ?? '')?.[0];
   for (let i = lines.length - 1; i > q; i--) {
     const row = lines[i] ?? '';
+    if (border && !row.startsWith(border)) continue;
     const found: Array<{ label: string; at: number }> = [];
     const token = /\S+(?: \S+)*/g;
     for (let m = token.exec(row); m; m = token.exec(row)) {
       if (/^[│┃|]+$/.test(m[0])) continue;
       if (ROW_HINT.test(m[0])) break;
-      found.push({ label: m[0].replace(/^[│┃|]\s*/, ''), at: m.index });
+      const bar = /^[│┃|]\s*/.exec(m[0])?.[0].length ?? 0;
+      found.push({ label: m[0].slice(bar), at: m.index + bar });
     }
     if (found.length < 2) continue;
     const choices = found.map((c, n) => ({ key: String(n + 1), label: c.label }));

@@ -113,9 +113,10 @@ export interface Profile {
    */
   idleConfirmMs: number;
   /**
-   * When the CLI was seen working (or drew its end-of-turn row), how long the idle screen must
-   * then stay unchanged before the turn counts as finished. Default 0: at once. Copilot CLI types
-   * the answer out in frames up to ~80 ms apart after its `Working` footer is gone.
+   * When the CLI was seen working (or drew its end-of-turn row), how long the reply read off the
+   * idle screen must then stay the same before the turn counts as finished (changes elsewhere on
+   * the screen do not count). Default 0: at once. Copilot CLI types the answer out in frames up
+   * to ~80 ms apart after its `Working` footer is gone.
    */
   turnSettleMs?: number;
   /**

@@ -284,15 +284,17 @@ export class DeliveryLoop extends EventEmitter {
       return;
     }
     if (f.confirmTimer) return;
-    // What must hold still is the reply, not the whole screen: Copilot CLI animates its logo for
-    // seconds after start-up, which would restart every window.
-    const reply = this.replyOf(f);
+    // A turn never seen busy waits for the whole screen to hold still. One that is over only
+    // settles its reply: Copilot CLI animates its logo for seconds after start-up, which would
+    // restart every settle window.
+    const still = ended ? () => this.replyOf(f) : () => String(this.deps.screen.seq);
+    const before = still();
     f.confirmTimer = this.deps.clock.setTimeout(() => {
       f.confirmTimer = undefined;
       if (this.inflight !== f || this.deps.tracker.current?.status !== 'READY') return;
-      // The reply grew during the window (readings that came meanwhile found the timer set and
+      // It moved during the window (readings that came meanwhile found the timer set and
       // returned): confirm over a fresh window, or nothing would ever finish the task.
-      if (this.replyOf(f) === reply) this.finish(f);
+      if (still() === before) this.finish(f);
       else this.maybeFinish(f);
     }, confirmMs);
   }

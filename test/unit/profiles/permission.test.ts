@@ -121,6 +121,9 @@ describe('parseRowDialog (OpenCode, recorded screens)', () => {
       'Reject',
     ]);
     expect(parseRowDialog(['  ┃  $ ls'], question)).toBeNull();
+    // A footer under the box (cwd, version) is not the dialog's.
+    const boxed = ['  ┃  △ Permission required', '  ┃   Allow once   Reject', '  ┃', '   /tmp/project        1.18.33'];
+    expect(parseRowDialog(boxed, question)?.choices.map((c) => c.label)).toEqual(['Allow once', 'Reject']);
   });
 
   it('without a readable highlight, moves from the first choice (where the dialog opens)', () => {
