@@ -74,7 +74,10 @@ export const copilotProfile: Profile = {
   submit: { bracketedPaste: true, key: '\r', delayMs: 100, confirmMs: 3000 },
   // Seen: one Esc does nothing while waiting for the model, and Esc Esc in one write neither; two
   // Escs 150 ms apart or one Ctrl-C abort the request. Ctrl-C while idle only shows `ctrl+c again to exit`.
-  interrupt: { kind: 'key', key: '\x03' },
+  // After Ctrl-C the Working footer goes, comes back ~100 ms later, and `Operation cancelled by
+  // user` shows at ~250 ms; a message pasted in between was aborted with the old turn and put back
+  // in the box (seen in e2e runs under load). Wait well past that.
+  interrupt: { kind: 'key', key: '\x03', settleMs: 800 },
   // No clearInputKey: Ctrl-U removed only the last row of a two-row input.
   status: {
     waiting: [{ patterns: [TOOL_DIALOG] }, { patterns: [TRUST_DIALOG] }],

@@ -40,7 +40,12 @@ export interface SubmitSpec {
   firstInputDelayMs?: number;
 }
 
-export type InterruptSpec = { kind: 'key'; key: string } | { kind: 'signal'; signal: NodeJS.Signals };
+/**
+ * How to interrupt a turn. `settleMs`: how long after it the CLI is still winding the turn down
+ * and must not be typed into (Copilot CLI: Working goes, comes back, and `Operation cancelled`
+ * shows ~250 ms later; input pasted before that is aborted with the old turn and left in the box).
+ */
+export type InterruptSpec = ({ kind: 'key'; key: string } | { kind: 'signal'; signal: NodeJS.Signals }) & { settleMs?: number };
 
 export interface PermissionChoice {
   key: string;

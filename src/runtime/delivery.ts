@@ -74,6 +74,8 @@ export class DeliveryLoop extends EventEmitter {
   private exited = false;
   private userHoldTimer: NodeJS.Timeout | undefined;
   private firstReadyAt: number | null = null;
+  /** No delivery before this time: the CLI is still winding down an interrupted turn. */
+  private interruptSettlesAt = 0;
 
   constructor(private readonly deps: DeliveryDeps) {
     super();
@@ -159,6 +161,7 @@ export class DeliveryLoop extends EventEmitter {
   private interruptNow(): void {
     this.deps.injector.interrupt();
     this.holdUntilSeq = this.deps.screen.seq;
+    this.interruptSettlesAt = this.deps.clock.now() + (this.deps.profile.interrupt.settleMs ?? 0);
   }
 
   private clearInflight(): void {
@@ -173,6 +176,10 @@ export class DeliveryLoop extends EventEmitter {
     const f = this.inflight;
     if (f) {
       if (f.seqAtSubmit < 0 || r.seq <= f.seqAtSubmit) return;
+      // Busy while the message still sits in the input box: the CLI is busy with something else
+      // (Copilot CLI finishing an interrupt drops the submit key) and has not taken it. Not proof
+      // of delivery: the echo window goes on and sends the submit key again.
+      if (r.status === 'PROCESSING' && !f.confirmed && (this.deps.profile.inputText(viewOf(this.deps.screen.viewport())) ?? '') !== '') return;
       if (r.status !== 'READY') {
         f.sawBusy = true;
         this.confirm(f, 'busy');
@@ -321,7 +328,10 @@ export class DeliveryLoop extends EventEmitter {
     const next = this.deps.tasks.store.queued()[0];
     if (!next) return;
     this.firstReadyAt ??= this.deps.clock.now();
-    const settle = (this.deps.profile.submit.firstInputDelayMs ?? 0) - (this.deps.clock.now() - this.firstReadyAt);
+    const settle = Math.max(
+      (this.deps.profile.submit.firstInputDelayMs ?? 0) - (this.deps.clock.now() - this.firstReadyAt),
+      this.interruptSettlesAt - this.deps.clock.now(),
+    );
     if (settle > 0) {
       this.deps.clock.setTimeout(() => this.pump(), settle);
       return;

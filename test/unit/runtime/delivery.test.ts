@@ -36,6 +36,8 @@ interface Rig {
   send(text: string, priority?: number): Task;
   /** Every write to the CLI's terminal, in order. */
   written: string[];
+  /** The screen each of those writes landed on. */
+  writtenOver: string[];
   turnsDone: Array<{ taskId: string; output: string }>;
 }
 
@@ -44,21 +46,24 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-async function rig(profile: Profile, turn: Turn, opts: { history?: string } = {}): Promise<Rig> {
+async function rig(profile: Profile, turn: Turn, opts: { history?: string; onInterrupt?: () => ReturnType<Turn> } = {}): Promise<Rig> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'synapse-delivery-'));
   const store = new AgentTaskStore(path.join(dir, 'agent.db'));
   const screen = new Screen(100, 20);
   const timers = new Set<NodeJS.Timeout>();
   let pasted = '';
   const written: string[] = [];
+  const writtenOver: string[] = [];
   const terminal: AgentTerminal = {
     pid: 0,
     write(data) {
       written.push(data);
+      writtenOver.push(screen.viewport().join('\n'));
       const paste = /\x1b\[200~([\s\S]*)\x1b\[201~/.exec(data);
       if (paste) pasted = paste[1] ?? '';
-      if (data !== '\r') return;
-      const { frames, gapMs } = turn(pasted.replace(/\n/g, ' '));
+      const interrupted = profile.interrupt.kind === 'key' && data === profile.interrupt.key && opts.onInterrupt;
+      if (data !== '\r' && !interrupted) return;
+      const { frames, gapMs } = interrupted ? opts.onInterrupt!() : turn(pasted.replace(/\n/g, ' '));
       frames.forEach((frame, i) => {
         const t = setTimeout(() => {
           timers.delete(t);
@@ -105,6 +110,7 @@ async function rig(profile: Profile, turn: Turn, opts: { history?: string } = {}
     screen,
     turnsDone,
     written,
+    writtenOver,
     send(text, priority) {
       const task = tasks.create({ message: { role: 'user', parts: [{ type: 'text', text }] }, ...(priority ? { priority } : {}) });
       delivery.enqueued(task);
@@ -198,6 +204,41 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
     expect(r.written).not.toContain('\x1b');
     await waitFor(() => r.written.some((w) => w.includes('urgent')), 5000, 'the urgent message typed in');
     expect(r.tasks.get(urgent.id).status.state).toBe('working');
+  });
+
+  it('a busy screen with the message still in the input box is not delivery: the submit key goes again', async () => {
+    // Like Copilot CLI right after an interrupt: busy for a moment, the first submit key dropped
+    // and the pasted text left in the box. Taking that busy screen as proof would leave the task
+    // working forever with its text unsent.
+    let submits = 0;
+    const profile: Profile = { ...echoProfile, submit: { ...echoProfile.submit, confirmMs: 300 } };
+    const r = await rig(profile, (text) =>
+      ++submits === 1
+        ? { gapMs: 0, frames: [`\r\x1b[2K⠋ Thinking… (esc to interrupt)\r\n${PROMPT}${text}`] }
+        : { gapMs: 0, frames: [`\r\nthe answer\r\n${PROMPT}`] },
+    );
+    const task = r.send('urgent');
+    await waitFor(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
+    expect(submits).toBe(2);
+    expect(r.turnsDone[0]?.output).toBe('the answer');
+  });
+
+  it('after an interrupt, waits the profile\'s interrupt.settleMs before typing the next message', async () => {
+    // Like Copilot CLI: idle-looking at once after the interrupt key, the old turn only wound down
+    // (`Operation cancelled`) 200 ms later; input typed before that would be lost with it.
+    const profile: Profile = { ...echoProfile, interrupt: { kind: 'key', key: '\x1b', settleMs: 400 } };
+    const r = await rig(
+      profile,
+      (text) => (text.includes('urgent') ? { gapMs: 0, frames: [`\r\nthe answer\r\n${PROMPT}`] } : { gapMs: 0, frames: [`\r\n⠋ Thinking… (esc to interrupt)`] }),
+      { onInterrupt: () => ({ gapMs: 200, frames: [`\r\x1b[2K${PROMPT}`, `\r\x1b[2KOperation cancelled\r\n${PROMPT}`] }) },
+    );
+    const slow = r.send('slow');
+    await waitFor(() => r.screen.viewport().some((l) => l.includes('Thinking')), 5000, 'the slow turn to run');
+    const urgent = r.send('urgent', 5);
+    await waitFor(() => r.tasks.get(urgent.id).status.state === 'completed', 5000, 'the urgent task to complete');
+    expect(r.tasks.get(slow.id).status.state).toBe('canceled');
+    const paste = r.written.findIndex((w) => w.includes('urgent'));
+    expect(r.writtenOver[paste]).toContain('Operation cancelled');
   });
 
   it("does not count a previous turn's turn-end row: without a new one the idle window still applies", async () => {
