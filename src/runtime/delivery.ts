@@ -182,7 +182,6 @@ export class DeliveryLoop extends EventEmitter {
       if (r.status === 'PROCESSING' && !f.confirmed && (this.deps.profile.inputText(viewOf(this.deps.screen.viewport())) ?? '') !== '') return;
       if (r.status !== 'READY') {
         f.sawBusy = true;
-        this.checkEcho(true);
         this.confirm(f, 'busy');
         this.deps.clock.clearTimeout(f.confirmTimer);
         f.confirmTimer = undefined;
@@ -242,14 +241,11 @@ export class DeliveryLoop extends EventEmitter {
   }
 
   /** Echo check: the framed text (its first characters) shows on screen after the submit. */
-  private checkEcho(settled = false): void {
+  private checkEcho(): void {
     const f = this.inflight;
     if (!f || f.confirmed || f.seqAtSubmit < 0) return;
-    // Seen outside the input box: text still sitting in the box was not submitted. With no box
-    // on the screen, only a settled screen counts: a half-drawn frame can show the pasted text
-    // without the box around it while the CLI drops the submit key (Claude Code at start-up).
-    const box = this.deps.profile.inputText(viewOf(this.deps.screen.viewport()));
-    if (box === null ? !settled : box !== '') return;
+    // Seen outside the input box: text still sitting in the box was not submitted.
+    if ((this.deps.profile.inputText(viewOf(this.deps.screen.viewport())) ?? '') !== '') return;
     const delta = squash(linesSince(f.beforeLines, this.deps.screen.allLines()).join(''));
     if (delta.includes(f.signature)) this.confirm(f, 'echo');
   }
@@ -264,7 +260,7 @@ export class DeliveryLoop extends EventEmitter {
   private startEchoWindow(f: InFlight): void {
     f.echoTimer = this.deps.clock.setTimeout(() => {
       if (this.inflight !== f || f.confirmed) return;
-      this.checkEcho(true);
+      this.checkEcho();
       if (f.confirmed) return;
       if (!f.resubmitted) {
         // The submit key may have been swallowed (sent before the CLI was listening): once more.
@@ -316,7 +312,7 @@ export class DeliveryLoop extends EventEmitter {
   }
 
   private finish(f: InFlight): void {
-    this.checkEcho(true);
+    this.checkEcho();
     if (!f.confirmed) this.confirm(f, 'busy');
     const text = this.replyOf(f);
     this.clearInflight();
