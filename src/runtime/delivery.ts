@@ -176,10 +176,6 @@ export class DeliveryLoop extends EventEmitter {
     const f = this.inflight;
     if (f) {
       if (f.seqAtSubmit < 0 || r.seq <= f.seqAtSubmit) return;
-      // Busy while the message still sits in the input box: the CLI is busy with something else
-      // (Copilot CLI finishing an interrupt drops the submit key) and has not taken it. Not proof
-      // of delivery: the echo window goes on and sends the submit key again.
-      if (r.status === 'PROCESSING' && !f.confirmed && (this.deps.profile.inputText(viewOf(this.deps.screen.viewport())) ?? '') !== '') return;
       if (r.status !== 'READY') {
         f.sawBusy = true;
         this.confirm(f, 'busy');
