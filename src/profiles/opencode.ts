@@ -16,8 +16,13 @@ const BOX_BOTTOM = /^\s*╹▀{10,}/;
 const AGENT_ROW = /^\s*┃ {2}\S/;
 /** The empty box on the start (home) view; the session view shows an empty box instead. */
 const PLACEHOLDER = /^Ask anything\b/;
-/** The footer below the box while a turn runs: `⬝⬝■■⬝⬝⬝⬝  esc interrupt` (`esc again to interrupt` after one Esc). */
-const WORKING = /\besc (again to )?interrupt\b/;
+/**
+ * The footer while a turn runs starts with an 8-cell progress bar: `⬝⬝■■⬝⬝⬝⬝  esc interrupt`
+ * (`esc again to interrupt` after one Esc), or, while the provider is retried,
+ * `⬝⬝⬝⬝⬝⬝⬝⬝ Cannot connect to API: … [retrying in 2s attempt #1]` with the interrupt hint
+ * wrapped away. The idle footer is the cwd and `tab agents  ctrl+p commands`.
+ */
+const WORKING = /^[⬝■]{8}|\besc (again to )?interrupt\b/;
 const DIALOG = /△ Permission required/;
 /**
  * The row under each assistant turn: `▣  Build · Mock Model` while it runs (and after a rejected
@@ -46,12 +51,29 @@ function inputBox(rows: string[]): string[] | null {
   return null;
 }
 
+/**
+ * The footer: the rows under the input box's bottom edge, joined (a long footer wraps into a
+ * column of fragments at the right edge); the last row when no box is drawn.
+ */
 function footer(rows: string[]): string {
-  return trimTrailingBlank(rows).at(-1) ?? '';
+  const lines = trimTrailingBlank(rows);
+  let edge = lines.length - 1;
+  while (edge >= 0 && !BOX_BOTTOM.test(lines[edge] ?? '')) edge--;
+  if (edge < 0) return lines.at(-1) ?? '';
+  return lines
+    .slice(edge + 1)
+    .map((l) => l.trim())
+    .join('');
 }
 
 const echoRow = (r: string) => BAR.test(r);
 const echoText = (r: string) => r.replace(BAR_TEXT, '');
+
+/** The rows (trailing spaces off) and where this message's echo ends in them (0: not found). */
+function afterEcho(lines: string[], userText: string): { rows: string[]; start: number } {
+  const rows = lines.map((l) => l.replace(/\s+$/, ''));
+  return { rows, start: afterLastEcho(rows, userText, echoRow, echoText) };
+}
 
 /**
  * OpenCode (observed on 1.18.33, `opencode-ai` on npm): a full-screen TUI on the alternate
@@ -112,15 +134,27 @@ export const opencodeProfile: Profile = {
   // blank for ~1 s before the session view: READY must hold longer than that.
   idleConfirmMs: 3000,
   turnEnded(lines, userText) {
-    const rows = lines.map((l) => l.replace(/\s+$/, ''));
-    const start = afterLastEcho(rows, userText, echoRow, echoText);
+    const { rows, start } = afterEcho(lines, userText);
     return start > 0 && rows.slice(start).some((r) => TURN_DONE.test(r));
   },
+  // The echo sits under an idle footer, with no `▣` row yet, for up to ~3.5 s on the first turn
+  // (seen on two loaded cores); every turn that starts draws that row, even one that fails.
+  turnStarted(lines, userText) {
+    const { rows, start } = afterEcho(lines, userText);
+    return start > 0 && rows.slice(start).some((r) => TURN_ROW.test(r));
+  },
   cleanOutput(lines: string[], userText: string): string {
-    const rows = lines.map((l) => l.replace(/\s+$/, ''));
-    const start = afterLastEcho(rows, userText, echoRow, echoText);
+    const { rows, start } = afterEcho(lines, userText);
+    // Everything under the input box's last edge is footer (the retry notice wraps there too).
+    let end = rows.length;
+    for (let i = rows.length - 1; i >= start; i--) {
+      if (BOX_BOTTOM.test(rows[i] ?? '')) {
+        end = i;
+        break;
+      }
+    }
     const out: string[] = [];
-    for (const line of rows.slice(start)) {
+    for (const line of rows.slice(start, end)) {
       if (BAR.test(line) || BOX_BOTTOM.test(line) || TURN_ROW.test(line) || FOOTER.test(line) || TOOL.test(line)) continue;
       out.push(line.replace(/^ {5}/, ''));
     }

@@ -131,6 +131,16 @@ export interface Profile {
    */
   turnEnded?(lines: string[], userText: string): boolean;
   /**
+   * Whether the CLI has begun its turn for this message, read off the lines the task produced
+   * (OpenCode draws `▣  Build · <model>` under the echo the moment it works on it). While it says
+   * no, an idle-looking screen means the CLI took the message but has not started: OpenCode's
+   * first turn sits like that for up to ~3.5 s. Such a screen ends the task only after
+   * `turnStartMs` of stillness.
+   */
+  turnStarted?(lines: string[], userText: string): boolean;
+  /** With `turnStarted`: how long a still screen whose turn never started may hold (default 30 s). */
+  turnStartMs?: number;
+  /**
    * Turns the lines a task produced into its reply text: drops chrome (input box, footers,
    * spinners) and the echoed input. Lines arrive as rendered text.
    */

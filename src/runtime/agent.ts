@@ -29,6 +29,7 @@ import { attachUserTerminal } from './passthrough.js';
 import { claimPort } from './port-claim.js';
 import { Screen } from './screen.js';
 import { ScreenStatusTracker } from './screen-status.js';
+import { traceScreens } from './screen-trace.js';
 import { DEFAULT_REPLY_GRACE_MS, ReplyCoordinator } from './replies.js';
 import { TaskEvents } from './task-events.js';
 import { TaskManager } from './tasks.js';
@@ -167,6 +168,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     turnDone: (taskId, output) => replies.turnDone(taskId, output),
     ...(opts.headless ? {} : { holdForUser: () => holdForUser() }),
   });
+  if (env.SYNAPSE_SCREEN_TRACE) traceScreens(env.SYNAPSE_SCREEN_TRACE, screen, tracker, delivery);
   // Foreground: the human shares the terminal with incoming messages.
   let lastUserInputAt = 0;
   const holdForUser = (): number => {

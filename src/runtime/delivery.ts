@@ -25,6 +25,8 @@ interface InFlight {
   confirmed: boolean;
   resubmitted: boolean;
   confirmTimer: NodeJS.Timeout | undefined;
+  /** What the running confirm window waits for: a fresh verdict starts a new window. */
+  confirmKind: 'settle' | 'idle' | 'unstarted' | undefined;
   echoTimer: NodeJS.Timeout | undefined;
   interruptAfterSubmit?: boolean;
 }
@@ -33,6 +35,8 @@ interface InFlight {
 const SUBMIT_TO_INTERRUPT_MS = 50;
 const SIGNATURE_CHARS = 48;
 const KEY_GAP_MS = 40;
+/** Default `turnStartMs`: a CLI that shows the message but never starts its turn. */
+const TURN_START_MS = 30_000;
 
 /** Lines that appeared since `before`: everything from the first row that differs. */
 export function linesSince(before: string[], after: string[]): string[] {
@@ -280,13 +284,19 @@ export class DeliveryLoop extends EventEmitter {
     // The message must have left the input box, and the screen must show the turn happened.
     if ((this.deps.profile.inputText(view) ?? '') !== '') return;
     if (!f.sawBusy && view.text === f.viewportAtSubmit) return;
-    const ended = f.sawBusy || this.deps.profile.turnEnded?.(linesSince(f.beforeLines, this.deps.screen.allLines()), f.framed) === true;
-    const confirmMs = ended ? (this.deps.profile.turnSettleMs ?? 0) : this.deps.profile.idleConfirmMs;
+    const profile = this.deps.profile;
+    const lines = linesSince(f.beforeLines, this.deps.screen.allLines());
+    const ended = f.sawBusy || profile.turnEnded?.(lines, f.framed) === true;
+    // Idle-looking but the turn has not begun: the CLI is still getting to it.
+    const kind = ended ? 'settle' : profile.turnStarted?.(lines, f.framed) === false ? 'unstarted' : 'idle';
+    const confirmMs = kind === 'settle' ? (profile.turnSettleMs ?? 0) : kind === 'unstarted' ? Math.max(profile.idleConfirmMs, profile.turnStartMs ?? TURN_START_MS) : profile.idleConfirmMs;
     if (confirmMs === 0) {
       this.finish(f);
       return;
     }
-    if (f.confirmTimer) return;
+    if (f.confirmTimer && f.confirmKind === kind) return;
+    this.deps.clock.clearTimeout(f.confirmTimer);
+    f.confirmKind = kind;
     // A turn never seen busy waits for the whole screen to hold still. One that is over only
     // settles its reply: Copilot CLI animates its logo for seconds after start-up, which would
     // restart every settle window.
@@ -312,6 +322,7 @@ export class DeliveryLoop extends EventEmitter {
     if (!f.confirmed) this.confirm(f, 'busy');
     const text = this.replyOf(f);
     this.clearInflight();
+    this.emit('finished', f.taskId, text);
     this.deps.turnDone(f.taskId, text);
     this.pump();
   }
@@ -359,6 +370,7 @@ export class DeliveryLoop extends EventEmitter {
       confirmed: false,
       resubmitted: false,
       confirmTimer: undefined,
+      confirmKind: undefined,
       echoTimer: undefined,
     };
     this.inflight = f;

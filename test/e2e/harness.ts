@@ -42,6 +42,58 @@ export function defer(what: string, run: () => Promise<void> | void): void {
   cleanups.push({ what, run: async () => run() });
 }
 
+// --- screen traces ----------------------------------------------------------------------------
+
+/** Every agent records its readings and deliveries (SYNAPSE_SCREEN_TRACE); a failed test prints them. */
+const traces: string[] = [];
+
+/** In the agent's temp dir (gone with it), or kept in SYNAPSE_E2E_TRACE_DIR when that is set. */
+function traceFile(cli: Cli, root: string): string {
+  const dir = process.env.SYNAPSE_E2E_TRACE_DIR;
+  const file = dir ? path.join(dir, `${cli}-${path.basename(root)}.jsonl`) : path.join(root, 'screen-trace.jsonl');
+  traces.push(file);
+  return file;
+}
+
+interface TraceRecord {
+  ms: number;
+  kind: string;
+  status?: string;
+  seq?: number;
+  task?: string;
+  output?: string;
+  viewport?: string[];
+}
+
+/**
+ * What the agents of the current test saw, for a failure message: status changes and delivery
+ * steps with their times, and the screen at each finished task (blank rows dropped).
+ */
+export function traceSummary(): string {
+  const parts: string[] = [];
+  for (const file of traces) {
+    let records: TraceRecord[];
+    try {
+      records = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as TraceRecord);
+    } catch {
+      continue;
+    }
+    const out = [`--- screen trace ${file} ---`];
+    let status = '';
+    for (const r of records) {
+      if (r.kind === 'reading') {
+        if (r.status !== status) out.push(`${r.ms} ms  ${r.status} (screen #${r.seq})`);
+        status = r.status ?? '';
+        continue;
+      }
+      out.push(`${r.ms} ms  ${r.kind} ${r.task ?? ''} (screen #${r.seq})${r.output !== undefined ? ` output ${JSON.stringify(r.output.slice(0, 200))}` : ''}`);
+      if (r.viewport) out.push(...r.viewport.filter((l) => l.trim()).map((l) => `    | ${l}`));
+    }
+    parts.push(out.join('\n'));
+  }
+  return parts.join('\n');
+}
+
 /** Stops everything registered since the last call (newest first) and checks no process survived. */
 export async function cleanupE2E(): Promise<void> {
   const errors: string[] = [];
@@ -52,6 +104,7 @@ export async function cleanupE2E(): Promise<void> {
       errors.push(`${c.what}: ${(err as Error).message}`);
     }
   }
+  traces.length = 0;
   const survivors = [...tracked].filter(alive);
   for (const pid of survivors) kill(pid, 'SIGKILL');
   tracked.clear();
@@ -229,6 +282,7 @@ export async function prepareAgentHome(cli: Cli, mock: MockModelServer, opts: Pi
     SYNAPSE_REPLY_TARGET_DIR: path.join(h, '.a2a', 'reply'),
     SYNAPSE_MESSAGE_DIR: path.join(h, 'messages'),
     SYNAPSE_HISTORY_ENABLED: 'false',
+    SYNAPSE_SCREEN_TRACE: traceFile(cli, home.root),
     ...(opts.env ?? {}),
   };
   return { home, env };

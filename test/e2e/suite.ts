@@ -1,16 +1,22 @@
 // The issue's e2e list, the same for every real CLI: each <cli>.test.ts registers it for its CLI,
 // so vitest runs and reports the CLIs as separate files (one at a time, see vitest.config.ts).
-import { afterEach, describe, it } from 'vitest';
+import { afterEach, describe, it, type TestContext } from 'vitest';
 import { foregroundScenario } from './foreground.js';
-import { cleanupE2E, type Cli } from './harness.js';
+import { cleanupE2E, traceSummary, type Cli } from './harness.js';
 import { agentToAgentScenario, approveScenario, denyScenario, multilineScenario, priorityScenario, SPECS, startupScenario, textTurnScenario } from './scenarios.js';
 
 /** `name` is how the CLI is called in test titles ("Claude Code"), `short` in the agent-to-agent one. */
+/** A failed test shows what its agents saw (readings, deliveries, screens) before cleanup removes it. */
+async function afterScenario(ctx: TestContext): Promise<void> {
+  if (ctx.task.result?.state === 'fail') console.log(traceSummary());
+  await cleanupE2E();
+}
+
 export function realCliSuite(cli: Cli, name: string, short: string): void {
   const spec = SPECS[cli];
 
   describe(`synapse ${cli} (real ${name}, headless)`, () => {
-    afterEach(cleanupE2E);
+    afterEach(afterScenario);
 
     it('reaches READY and delivers and completes the start-up instruction', () => startupScenario(spec), 90_000);
     it('answers a text turn with the model answer and no TUI chrome', () => textTurnScenario(spec), 90_000);
@@ -22,7 +28,7 @@ export function realCliSuite(cli: Cli, name: string, short: string): void {
   });
 
   describe(`synapse ${cli} (real ${name}, foreground in tmux)`, () => {
-    afterEach(cleanupE2E);
+    afterEach(afterScenario);
 
     it('holds a delivery while the human has half-typed text, and delivers once the input is cleared', () => foregroundScenario(cli), 120_000);
   });

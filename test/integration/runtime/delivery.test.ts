@@ -20,6 +20,22 @@ describe('delivery into a real PTY (echo agent)', () => {
     expect(screen.body.lines).toContain('echo> A2A: [From: alice (synapse-echo-8191)] [REPLY EXPECTED] hello there');
   });
 
+  it('with SYNAPSE_SCREEN_TRACE, records readings with their screens and each delivery step with the reply', async () => {
+    const file = `${t.home}/screen-trace-${Date.now()}.jsonl`;
+    const a = await startHeadless('echo', { env: { ...t.env, SYNAPSE_SCREEN_TRACE: file } });
+    const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('traced'));
+    await waitForTask(a.endpoint, sent.body.task.id);
+    const records = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const steps = records.filter((r) => r.task === sent.body.task.id).map((r) => r.kind);
+    expect(steps).toEqual(['delivering', 'submitted', 'finished']);
+    const finished = records.find((r) => r.kind === 'finished' && r.task === sent.body.task.id);
+    expect(finished.output).toBe('ECHO: A2A: traced');
+    expect(finished.viewport).toContain('echo> A2A: traced');
+    const ready = records.filter((r) => r.kind === 'reading' && r.status === 'READY' && Array.isArray(r.viewport));
+    expect(ready.length).toBeGreaterThan(0);
+    expect(records.every((r) => typeof r.ms === 'number')).toBe(true);
+  });
+
   it('frames a message without sender as `A2A: text` and without the reply marker when none is expected', async () => {
     const a = await startHeadless('echo', { env: t.env });
     const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('just so you know'));

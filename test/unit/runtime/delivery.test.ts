@@ -147,6 +147,29 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
     expect(r.turnsDone[0]?.output).toBe('the answer\n✻ Worked for 0s');
   });
 
+  it('an echoed message whose turn has not started yet is not a finished turn (OpenCode)', async () => {
+    // OpenCode echoes the message, then sits idle-looking (no spinner, no `▣` row) for seconds
+    // before its first turn starts. The old idle window ended the task there, with no reply.
+    const STARTED = /^▣ /;
+    const turnStarted = (lines: string[], userText: string) => {
+      const start = afterLastEcho(lines, userText, (r) => r.startsWith(PROMPT), (r) => r.slice(PROMPT.length));
+      return start > 0 && lines.slice(start).some((r) => STARTED.test(r));
+    };
+    const profile: Profile = { ...echoProfile, idleConfirmMs: 150, turnEnded, turnStarted };
+    const r = await rig(profile, (text) => ({ gapMs: 600, frames: [`${echoed(text)}${PROMPT}`, `\r\x1b[2K▣ started\r\nthe answer\r\n✻ Worked for 0s\r\n${PROMPT}`] }));
+    const task = r.send('slow to start');
+    await waitFor(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
+    expect(r.turnsDone[0]?.output).toBe('▣ started\nthe answer\n✻ Worked for 0s');
+
+    // A CLI that never starts the turn still ends the task, after turnStartMs of a still screen.
+    const stuck = await rig({ ...profile, turnStartMs: 400 }, (text) => ({ gapMs: 0, frames: [`${echoed(text)}${PROMPT}`] }));
+    const lost = stuck.send('never started');
+    const sent = Date.now();
+    await waitFor(() => stuck.tasks.get(lost.id).status.state === 'completed', 5000, 'the task to complete');
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(400);
+    expect(stuck.turnsDone[0]?.output).toBe('');
+  });
+
   it('with turnSettleMs, waits for the answer still being typed out after the turn ended (Copilot CLI)', async () => {
     // The end-of-turn row comes first and the answer is typed out after it, frame by frame: finishing
     // on the first READY reading would keep only `part one`.

@@ -1,0 +1,34 @@
+import fs from 'node:fs';
+import type { Task } from '../a2a/task.js';
+import type { DeliveryLoop } from './delivery.js';
+import type { Screen } from './screen.js';
+import type { ScreenStatusTracker } from './screen-status.js';
+
+/**
+ * `SYNAPSE_SCREEN_TRACE=<file>`: appends one JSON line per screen reading whose screen changed
+ * (status, change counter, viewport) and per delivery step, so a wrong status or reply can be
+ * replayed frame by frame. Off unless asked for; it writes synchronously and is for diagnosis.
+ */
+export function traceScreens(file: string, screen: Screen, tracker: ScreenStatusTracker, delivery: DeliveryLoop): void {
+  const fd = fs.openSync(file, 'a');
+  const started = Date.now();
+  const write = (record: Record<string, unknown>) => {
+    try {
+      fs.writeSync(fd, `${JSON.stringify({ ms: Date.now() - started, ...record })}\n`);
+    } catch {
+      // A full disk must not stop the agent.
+    }
+  };
+  let lastSeq = -1;
+  tracker.on('reading', (r: { status: string; seq: number }) => {
+    if (r.seq === lastSeq) {
+      write({ kind: 'reading', status: r.status, seq: r.seq });
+      return;
+    }
+    lastSeq = r.seq;
+    write({ kind: 'reading', status: r.status, seq: r.seq, viewport: screen.viewport().map((l) => l.trimEnd()) });
+  });
+  delivery.on('delivering', (t: Task) => write({ kind: 'delivering', task: t.id, seq: screen.seq }));
+  delivery.on('submitted', (t: Task) => write({ kind: 'submitted', task: t.id, seq: screen.seq }));
+  delivery.on('finished', (id: string, output: string) => write({ kind: 'finished', task: id, seq: screen.seq, output, viewport: screen.viewport().map((l) => l.trimEnd()) }));
+}
