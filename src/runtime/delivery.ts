@@ -182,6 +182,7 @@ export class DeliveryLoop extends EventEmitter {
       if (f.seqAtSubmit < 0 || r.seq <= f.seqAtSubmit) return;
       if (r.status !== 'READY') {
         f.sawBusy = true;
+        this.checkEcho(true);
         this.confirm(f, 'busy');
         this.deps.clock.clearTimeout(f.confirmTimer);
         f.confirmTimer = undefined;
@@ -241,11 +242,14 @@ export class DeliveryLoop extends EventEmitter {
   }
 
   /** Echo check: the framed text (its first characters) shows on screen after the submit. */
-  private checkEcho(): void {
+  private checkEcho(settled = false): void {
     const f = this.inflight;
     if (!f || f.confirmed || f.seqAtSubmit < 0) return;
-    // Seen outside the input box: text still sitting in the box was not submitted.
-    if ((this.deps.profile.inputText(viewOf(this.deps.screen.viewport())) ?? '') !== '') return;
+    // Seen outside the input box: text still sitting in the box was not submitted. With no box
+    // on the screen, only a settled screen counts: a half-drawn frame can show the pasted text
+    // without the box around it while the CLI drops the submit key (Claude Code at start-up).
+    const box = this.deps.profile.inputText(viewOf(this.deps.screen.viewport()));
+    if (box === null ? !settled : box !== '') return;
     const delta = squash(linesSince(f.beforeLines, this.deps.screen.allLines()).join(''));
     if (delta.includes(f.signature)) this.confirm(f, 'echo');
   }
@@ -260,7 +264,7 @@ export class DeliveryLoop extends EventEmitter {
   private startEchoWindow(f: InFlight): void {
     f.echoTimer = this.deps.clock.setTimeout(() => {
       if (this.inflight !== f || f.confirmed) return;
-      this.checkEcho();
+      this.checkEcho(true);
       if (f.confirmed) return;
       if (!f.resubmitted) {
         // The submit key may have been swallowed (sent before the CLI was listening): once more.
@@ -318,7 +322,7 @@ export class DeliveryLoop extends EventEmitter {
   }
 
   private finish(f: InFlight): void {
-    this.checkEcho();
+    this.checkEcho(true);
     if (!f.confirmed) this.confirm(f, 'busy');
     const text = this.replyOf(f);
     this.clearInflight();

@@ -89,6 +89,9 @@ export function traceSummary(): string {
       out.push(`${r.ms} ms  ${r.kind} ${r.task ?? ''} (screen #${r.seq})${r.output !== undefined ? ` output ${JSON.stringify(r.output.slice(0, 200))}` : ''}`);
       if (r.viewport) out.push(...r.viewport.filter((l) => l.trim()).map((l) => `    | ${l}`));
     }
+    // The screen as the agent last read it: where a task stuck, this is what it stuck on.
+    const last = records.filter((r) => r.kind === 'reading' && r.viewport).at(-1);
+    if (last?.viewport) out.push(`${last.ms} ms  last screen read (screen #${last.seq}):`, ...last.viewport.filter((l) => l.trim()).map((l) => `    | ${l}`));
     parts.push(out.join('\n'));
   }
   return parts.join('\n');

@@ -247,6 +247,23 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
     expect(r.writtenOver[paste]).toContain('Operation cancelled');
   });
 
+  it('text on a screen with no input box drawn is not an echo: the submit key goes again', async () => {
+    // A half-drawn frame right after the submit key shows the pasted text with no input box
+    // around it, then the whole frame shows it still in the box: the CLI dropped the key (Claude
+    // Code just after start-up). Calling the half frame an echo would leave the task working
+    // forever with its text unsent.
+    let submits = 0;
+    const profile: Profile = { ...echoProfile, submit: { ...echoProfile.submit, confirmMs: 300 } };
+    const r = await rig(profile, (text) =>
+      ++submits === 1
+        ? { gapMs: 100, frames: [`\r\n${text}\r\n(drawing)`, `\r\x1b[2K${PROMPT}${text}`] }
+        : { gapMs: 0, frames: [`\r\nthe answer\r\n${PROMPT}`] },
+    );
+    const task = r.send('hello');
+    await waitFor(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
+    expect(submits).toBe(2);
+  });
+
   it("does not count a previous turn's turn-end row: without a new one the idle window still applies", async () => {
     const profile: Profile = { ...echoProfile, idleConfirmMs: 600_000, turnEnded };
     const r = await rig(profile, (text) => ({ gapMs: 0, frames: [`${echoed(text)}no marker this time\r\n${PROMPT}`] }), {
