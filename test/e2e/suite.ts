@@ -5,13 +5,13 @@ import { foregroundScenario } from './foreground.js';
 import { cleanupE2E, traceSummary, type Cli } from './harness.js';
 import { agentToAgentScenario, approveScenario, denyScenario, multilineScenario, priorityScenario, SPECS, startupScenario, textTurnScenario } from './scenarios.js';
 
-/** `name` is how the CLI is called in test titles ("Claude Code"), `short` in the agent-to-agent one. */
 /** A failed test shows what its agents saw (readings, deliveries, screens) before cleanup removes it. */
 async function afterScenario(ctx: TestContext): Promise<void> {
   if (ctx.task.result?.state === 'fail') console.log(traceSummary());
   await cleanupE2E();
 }
 
+/** `name` is how the CLI is called in test titles ("Claude Code"), `short` in the agent-to-agent one. */
 export function realCliSuite(cli: Cli, name: string, short: string): void {
   const spec = SPECS[cli];
 
