@@ -133,9 +133,14 @@ export const opencodeProfile: Profile = {
   // After the first submit the start view shows an empty box for ~0.3–0.5 s, then the screen is
   // blank for ~1 s before the session view: READY must hold longer than that.
   idleConfirmMs: 3000,
+  // Over once a finished `▣` row is drawn with something above it. Under load the row can come
+  // before the answer (seen in CI: `▣  Build · Mock Model · 478ms` right under the echo, no text):
+  // such a turn is left to the idle window, so a model that really answered nothing still ends.
   turnEnded(lines, userText) {
     const { rows, start } = afterEcho(lines, userText);
-    return start > 0 && rows.slice(start).some((r) => TURN_DONE.test(r));
+    if (start === 0) return false;
+    const done = rows.findIndex((r, i) => i >= start && TURN_DONE.test(r));
+    return done > 0 && rows.slice(start, done).some((r) => r.trim() !== '' && !BAR.test(r));
   },
   // The echo sits under an idle footer, with no `▣` row yet, for up to ~3.5 s on the first turn
   // (seen on two loaded cores); every turn that starts draws that row, even one that fails.
