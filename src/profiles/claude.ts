@@ -43,7 +43,9 @@ export const claudeProfile: Profile = {
   autoApproveArgs: ['--dangerously-skip-permissions'],
   // A CR in the same write as the paste is taken as part of it; 50 ms apart always submits.
   submit: { bracketedPaste: true, key: '\r', delayMs: 50, confirmMs: 3000 },
-  interrupt: { kind: 'key', key: '\x1b' },
+  // Esc puts the interrupted prompt back in the box, drawn a moment after the idle frame: wait
+  // for it, so the next delivery sees it (and clears it; it clears after any interrupt anyway).
+  interrupt: { kind: 'key', key: '\x1b', settleMs: 300 },
   clearInputKey: '\x15',
   status: {
     waiting: [

@@ -44,8 +44,11 @@ export interface SubmitSpec {
  * How to interrupt a turn. `settleMs`: how long after it the CLI is still winding the turn down
  * and must not be typed into (Copilot CLI: Working goes, comes back, and `Operation cancelled`
  * shows ~250 ms later; input pasted before that is aborted with the old turn and left in the box).
+ *
+ * `retryMs`: if the CLI still looks busy this long after the interrupt, press it once more. Only
+ * for CLIs where a second press is harmless (never Copilot's Ctrl-C: twice arms "exit").
  */
-export type InterruptSpec = ({ kind: 'key'; key: string } | { kind: 'signal'; signal: NodeJS.Signals }) & { settleMs?: number };
+export type InterruptSpec = ({ kind: 'key'; key: string } | { kind: 'signal'; signal: NodeJS.Signals }) & { settleMs?: number; retryMs?: number };
 
 export interface PermissionChoice {
   key: string;

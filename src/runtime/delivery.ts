@@ -26,7 +26,7 @@ interface InFlight {
   resubmitted: boolean;
   confirmTimer: NodeJS.Timeout | undefined;
   /** What the running confirm window waits for: a fresh verdict starts a new window. */
-  confirmKind: 'settle' | 'idle' | 'unstarted' | undefined;
+  confirmKind: 'settle' | 'empty' | 'idle' | 'unstarted' | undefined;
   echoTimer: NodeJS.Timeout | undefined;
   interruptAfterSubmit?: boolean;
 }
@@ -80,6 +80,12 @@ export class DeliveryLoop extends EventEmitter {
   private firstReadyAt: number | null = null;
   /** No delivery before this time: the CLI is still winding down an interrupted turn. */
   private interruptSettlesAt = 0;
+  /**
+   * An interrupt was sent since the last delivery: the CLI may put the interrupted prompt back
+   * in its input box a moment after its idle frame (Claude Code), so the next delivery clears it.
+   */
+  private interruptedSinceDelivery = false;
+  private interruptRetryTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: DeliveryDeps) {
     super();
@@ -162,10 +168,22 @@ export class DeliveryLoop extends EventEmitter {
     this.interruptNow();
   }
 
-  private interruptNow(): void {
+  private interruptNow(retry = true): void {
     this.deps.injector.interrupt();
+    this.emit('interrupt');
+    this.interruptedSinceDelivery = true;
     this.holdUntilSeq = this.deps.screen.seq;
     this.interruptSettlesAt = this.deps.clock.now() + (this.deps.profile.interrupt.settleMs ?? 0);
+    const retryMs = this.deps.profile.interrupt.retryMs;
+    if (retry && retryMs) {
+      // The key can be lost like a submit key (OpenCode under load): still busy, press it again.
+      this.deps.clock.clearTimeout(this.interruptRetryTimer);
+      this.interruptRetryTimer = this.deps.clock.setTimeout(() => {
+        this.interruptRetryTimer = undefined;
+        const status = this.deps.tracker.current?.status;
+        if (!this.inflight && !this.exited && (status === 'PROCESSING' || status === 'WAITING')) this.interruptNow(false);
+      }, retryMs);
+    }
   }
 
   private clearInflight(): void {
@@ -291,9 +309,13 @@ export class DeliveryLoop extends EventEmitter {
     const profile = this.deps.profile;
     const lines = linesSince(f.beforeLines, this.deps.screen.allLines());
     const ended = f.sawBusy || profile.turnEnded?.(lines, f.framed) === true;
+    // Over, but with nothing to show for it: under load OpenCode draws its end-of-turn row before
+    // the answer. An empty reply must hold for the idle window; one drawn meanwhile is kept.
+    const empty = ended && this.replyOf(f) === '';
     // Idle-looking but the turn has not begun: the CLI is still getting to it.
-    const kind = ended ? 'settle' : profile.turnStarted?.(lines, f.framed) === false ? 'unstarted' : 'idle';
-    const confirmMs = kind === 'settle' ? (profile.turnSettleMs ?? 0) : kind === 'unstarted' ? Math.max(profile.idleConfirmMs, profile.turnStartMs ?? TURN_START_MS) : profile.idleConfirmMs;
+    const kind = empty ? 'empty' : ended ? 'settle' : profile.turnStarted?.(lines, f.framed) === false ? 'unstarted' : 'idle';
+    const confirmMs =
+      kind === 'settle' ? (profile.turnSettleMs ?? 0) : kind === 'unstarted' ? Math.max(profile.idleConfirmMs, profile.turnStartMs ?? TURN_START_MS) : profile.idleConfirmMs;
     if (confirmMs === 0) {
       this.finish(f);
       return;
@@ -384,7 +406,8 @@ export class DeliveryLoop extends EventEmitter {
       return;
     }
     this.emit('delivering', started);
-    const leftover = (this.deps.profile.inputText(viewOf(this.deps.screen.viewport())) ?? '') !== '';
+    const leftover = this.interruptedSinceDelivery || (this.deps.profile.inputText(viewOf(this.deps.screen.viewport())) ?? '') !== '';
+    this.interruptedSinceDelivery = false;
     void this.deps.injector.inject(text, { clearFirst: leftover }).then(() => {
       if (f.interruptAfterSubmit) {
         this.deps.clock.setTimeout(() => {

@@ -229,6 +229,67 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
     expect(r.tasks.get(urgent.id).status.state).toBe('working');
   });
 
+  it('a turn seen busy that goes idle before its answer is drawn keeps the answer (OpenCode under load)', async () => {
+    // OpenCode under load drew its end-of-turn row and idle footer first, the answer later: the
+    // task completed with an empty reply. An empty reply now has to hold for the idle window.
+    const profile: Profile = { ...echoProfile, idleConfirmMs: 400 };
+    const r = await rig(profile, (text) => ({
+      gapMs: 150,
+      frames: [`${echoed(text)}⠋ thinking (esc to interrupt)`, `\r\x1b[2K${PROMPT}`, `\r\x1b[2Kthe answer\r\n${PROMPT}`],
+    }));
+    const task = r.send('drawn late');
+    await waitFor(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
+    expect(r.turnsDone[0]?.output).toBe('the answer');
+
+    // A turn that really answered nothing still ends, once the empty reply held for the window.
+    const silent = await rig(profile, (text) => ({ gapMs: 100, frames: [`${echoed(text)}⠋ thinking (esc to interrupt)`, `\r\x1b[2K${PROMPT}`] }));
+    const quiet = silent.send('say nothing');
+    await waitFor(() => silent.tasks.get(quiet.id).status.state === 'completed', 5000, 'the silent task to complete');
+    expect(silent.turnsDone[0]?.output).toBe('');
+  });
+
+  it('after an interrupt, the next delivery clears the input box first (Claude Code restores the prompt late)', async () => {
+    // Claude Code puts the interrupted prompt back in its box just after its idle frame; the next
+    // message, typed on the frame that still showed an empty box, went to the model glued to it.
+    const r = await rig(
+      echoProfile,
+      (text) => (text.includes('slow') ? { gapMs: 0, frames: [`\r\n⠋ Thinking… (esc to interrupt)`] } : { gapMs: 0, frames: [`\r\nthe answer\r\n${PROMPT}`] }),
+      { onInterrupt: () => ({ gapMs: 0, frames: [`\r\x1b[2K${PROMPT}`] }) },
+    );
+    const slow = r.send('slow');
+    await waitFor(() => r.screen.viewport().some((l) => l.includes('Thinking')), 5000, 'the slow turn to run');
+    const urgent = r.send('urgent', 5);
+    await waitFor(() => r.tasks.get(urgent.id).status.state === 'completed', 5000, 'the urgent task to complete');
+    const paste = r.written.findIndex((w) => w.includes('urgent'));
+    expect(r.written.slice(r.written.indexOf('\x1b'), paste)).toContain(echoProfile.clearInputKey);
+    expect(r.tasks.get(slow.id).status.state).toBe('canceled');
+
+    // Without an interrupt before it, an empty box is not cleared.
+    const next = r.send('plain');
+    await waitFor(() => r.tasks.get(next.id).status.state === 'completed', 5000, 'the plain task to complete');
+    const plain = r.written.findIndex((w) => w.includes('plain'));
+    expect(r.written.slice(paste + 1, plain)).not.toContain(echoProfile.clearInputKey);
+  });
+
+  it('with interrupt.retryMs, presses the interrupt again while the CLI is still busy (a lost key)', async () => {
+    let presses = 0;
+    const profile: Profile = { ...echoProfile, interrupt: { kind: 'key', key: '\x1b', retryMs: 300 } };
+    const r = await rig(
+      profile,
+      (text) => (text.includes('urgent') ? { gapMs: 0, frames: [`\r\nthe answer\r\n${PROMPT}`] } : { gapMs: 0, frames: [`\r\n⠋ Thinking… (esc to interrupt)`] }),
+      // The first press is lost; the second one stops the turn.
+      { onInterrupt: () => (++presses === 1 ? { gapMs: 0, frames: [] } : { gapMs: 0, frames: [`\r\x1b[2K${PROMPT}`] }) },
+    );
+    r.send('slow');
+    await waitFor(() => r.screen.viewport().some((l) => l.includes('Thinking')), 5000, 'the slow turn to run');
+    const urgent = r.send('urgent', 5);
+    await waitFor(() => r.tasks.get(urgent.id).status.state === 'completed', 5000, 'the urgent task to complete');
+    expect(presses).toBe(2);
+    // Once the CLI is idle it is not pressed again.
+    await new Promise((res) => setTimeout(res, 500));
+    expect(presses).toBe(2);
+  });
+
   it('after an interrupt, waits the profile\'s interrupt.settleMs before typing the next message', async () => {
     // Like Copilot CLI: idle-looking at once after the interrupt key, the old turn only wound down
     // (`Operation cancelled`) 200 ms later; input typed before that would be lost with it.
