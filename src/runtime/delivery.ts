@@ -90,7 +90,10 @@ export class DeliveryLoop extends EventEmitter {
   constructor(private readonly deps: DeliveryDeps) {
     super();
     deps.tracker.on('reading', (r: ScreenReading) => this.onReading(r));
-    deps.screen.onChange(() => this.checkEcho());
+    deps.screen.onChange(() => {
+      this.checkEcho();
+      this.replyDrawn();
+    });
   }
 
   get busy(): boolean {
@@ -336,6 +339,16 @@ export class DeliveryLoop extends EventEmitter {
       if (still() === before) this.finish(f);
       else this.maybeFinish(f);
     }, confirmMs);
+  }
+
+  /**
+   * The empty reply of an ended turn got its answer: settle that now rather than at the end of
+   * the idle window. Copilot CLI types the answer out on frames that match no status rule, so
+   * no reading would come to end the window early.
+   */
+  private replyDrawn(): void {
+    const f = this.inflight;
+    if (f?.confirmKind === 'empty' && f.confirmTimer && this.replyOf(f) !== '') this.maybeFinish(f);
   }
 
   /** The reply as it would be read off the screen now. */

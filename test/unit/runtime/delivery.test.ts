@@ -248,6 +248,19 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
     expect(silent.turnsDone[0]?.output).toBe('');
   });
 
+  it('an empty reply that gets its answer on frames with no status settles at once, not after the idle window (Copilot CLI)', async () => {
+    // Copilot types the answer out after its Working footer is gone, on frames that match no
+    // status rule, so no reading comes: the 500 ms empty-reply window ran out first (lag ~650 ms).
+    const profile: Profile = { ...echoProfile, idleConfirmMs: 600_000, turnSettleMs: 100 };
+    const r = await rig(profile, (text) => ({
+      gapMs: 100,
+      frames: [`${echoed(text)}⠋ thinking (esc to interrupt)`, `\r\x1b[2K${PROMPT}`, `\r\x1b[2Kthe answer`],
+    }));
+    const task = r.send('typed after the footer');
+    await waitFor(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
+    expect(r.turnsDone[0]?.output).toBe('the answer');
+  });
+
   it('after an interrupt, the next delivery clears the input box first (Claude Code restores the prompt late)', async () => {
     // Claude Code puts the interrupted prompt back in its box just after its idle frame; the next
     // message, typed on the frame that still showed an empty box, went to the model glued to it.
