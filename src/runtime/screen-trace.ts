@@ -7,7 +7,8 @@ import type { ScreenStatusTracker } from './screen-status.js';
 /**
  * `SYNAPSE_SCREEN_TRACE=<file>`: appends one JSON line per screen reading (status and change
  * counter, plus the viewport when the screen changed since the last one) and per delivery step,
- * so a wrong status or reply can be replayed frame by frame. Off unless asked for; it writes synchronously and is for diagnosis.
+ * so a wrong status or reply can be replayed frame by frame. Off unless asked for; it writes
+ * synchronously and is for diagnosis.
  */
 export function traceScreens(file: string, screen: Screen, tracker: ScreenStatusTracker, delivery: DeliveryLoop): void {
   const fd = fs.openSync(file, 'a');

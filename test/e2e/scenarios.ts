@@ -271,7 +271,7 @@ export async function agentToAgentScenario(spec: CliSpec, receiverCli: Cli = spe
   const { body } = await getJson(`${receiver.endpoint}/tasks?limit=50`);
   const received = (body.tasks as any[]).find((t) => t.metadata?.sender?.sender_id === sender.agentId);
   expect(received?.status.state).toBe('completed');
-  // The receiver's reply is what its screen showed (SPECS[receiverCli].shown).
+  // The receiver's reply is what its screen showed: the answer as sent, or as rendered (shownForms).
   const reply = artifact(received);
   expect(shownForms(SPECS[receiverCli], `MOCK: ${asked}`)).toContain(reply);
 
