@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { requestJson } from '../a2a/http-json.js';
-import type { Task } from '../a2a/task.js';
+import type { Task } from '../agent-api/task.js';
 import type { RegistryEntry } from '../registry/entry.js';
 import { isPidAlive } from '../registry/liveness.js';
 import { launchBackground } from '../runtime/launch.js';

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { AgentStatus } from '../profiles/types.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import type { ScreenStatus } from './screen-status.js';
 
 export const DONE_HOLD_MS = 10_000;

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { Task } from '../a2a/task.js';
-import { messageText, TERMINAL_STATES } from '../a2a/task.js';
+import type { Task } from '../agent-api/task.js';
+import { messageText, TERMINAL_STATES } from '../agent-api/task.js';
 import { renderStartupInstruction } from '../config/instructions.js';
 import { agentStateDir, logsDir, messageFileDir, registryDir, replyDir, type Env } from '../config/paths.js';
 import { viewOf } from '../profiles/screen-rules.js';
@@ -11,7 +11,7 @@ import type { RegistryEntry } from '../registry/entry.js';
 import { HEARTBEAT_MS } from '../registry/liveness.js';
 import { FileRegistry } from '../registry/registry.js';
 import { ReplyStack } from '../registry/reply-stack.js';
-import type { AgentApi } from '../server/agent-api.js';
+import type { AgentApi } from '../agent-api/agent-api.js';
 import { buildApp, loopbackHostCheck } from '../server/app.js';
 import { AgentTaskStore } from '../store/agent-tasks.js';
 import { claimByA2aTask, completeByA2aTask, failByA2aTask } from '../store/board.js';
@@ -21,7 +21,7 @@ import { WebhookStore } from '../store/webhooks.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { VERSION } from '../version.js';
 import { AgentStatusModel } from './agent-status.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { DeliveryLoop } from './delivery.js';
 import { DEFAULT_LONG_MESSAGE_THRESHOLD, sweepMessageFiles } from './framing.js';
 import { Injector } from './injector.js';
@@ -112,7 +112,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const store = new AgentTaskStore(path.join(stateDir, `${agentId}.db`));
   const tasks = new TaskManager(store, clock);
-  const webhookStore = new WebhookStore(store.db, () => clock.now());
+  const webhookStore = new WebhookStore(store.db, clock);
   const webhooks = new WebhookDispatcher({ store: webhookStore, env, log, clock, agentId });
   const history = new HistoryRecorder(env, { log });
 
@@ -186,7 +186,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     self: () => entry(),
     log: (m) => log(m),
   });
-  const events = new TaskEvents();
+  const events = new TaskEvents(clock);
   delivery.on('submitted', (t: Task) => replies.delivered(t));
   // Live output of the task in flight, at most 10 events a second.
   let outputTimer: NodeJS.Timeout | undefined;

@@ -1,11 +1,11 @@
 import { EventEmitter } from 'node:events';
-import { TERMINAL_STATES, type Task } from '../a2a/task.js';
+import { TERMINAL_STATES, type Task } from '../agent-api/task.js';
 import { viewOf } from '../profiles/screen-rules.js';
 import { squash } from '../profiles/text.js';
 import { answerKeys, parseNumberedDialog, parseRowDialog, pickChoice, type PermissionPrompt } from '../profiles/permission.js';
 import type { PermissionChoice, Profile } from '../profiles/types.js';
 import { SynapseError } from '../errors.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import { frameMessage, type FramingOptions } from './framing.js';
 import type { Injector } from './injector.js';
 import type { Screen } from './screen.js';

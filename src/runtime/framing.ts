@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { messageText, replyExpected, type Task } from '../a2a/task.js';
+import { messageText, replyExpected, type Task } from '../agent-api/task.js';
 import { sanitizeLabel, sanitizePeerText } from './sanitize.js';
 
 export const DEFAULT_LONG_MESSAGE_THRESHOLD = 200;

@@ -1,5 +1,5 @@
 import type { Profile } from '../profiles/types.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import type { AgentTerminal } from './terminal.js';
 
 const PASTE_START = '\x1b[200~';

@@ -1,18 +1,14 @@
-import { replyExpected, TERMINAL_STATES, type Task } from '../a2a/task.js';
+import type { ForwardResult } from '../agent-api/agent-api.js';
+import { replyExpected, TERMINAL_STATES, type Task } from '../agent-api/task.js';
 import { requestJson } from '../a2a/http-json.js';
 import { SynapseError } from '../errors.js';
 import type { RegistryEntry } from '../registry/entry.js';
 import type { ReplyEntry, ReplyStack } from '../registry/reply-stack.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import { textArtifact, type TaskManager } from './tasks.js';
 
 export const DEFAULT_REPLY_GRACE_MS = 5000;
 
-export interface ForwardResult {
-  /** null: the sender is not an agent (a human at a terminal), nothing to post. */
-  notified: boolean | null;
-  error?: string;
-}
 
 /**
  * Answers. A message that expects one is pushed on this agent's reply stack when it is

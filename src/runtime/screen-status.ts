@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { classifyScreen, viewOf } from '../profiles/screen-rules.js';
 import type { Profile } from '../profiles/types.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 
 export type ScreenStatus = 'READY' | 'PROCESSING' | 'WAITING';
 

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { Task } from '../a2a/task.js';
+import type { Task } from '../agent-api/task.js';
 import type { DeliveryLoop } from './delivery.js';
 import type { Screen } from './screen.js';
 import type { ScreenStatusTracker } from './screen-status.js';

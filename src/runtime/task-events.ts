@@ -1,12 +1,8 @@
-import { TERMINAL_STATES, type Task } from '../a2a/task.js';
+import type { StreamEvent, StreamListener, TaskEventSink, TaskEventSource } from '../agent-api/task-events.js';
+import { TERMINAL_STATES, type Task } from '../agent-api/task.js';
+import { systemClock, type Clock } from '../clock.js';
 
-export interface StreamEvent {
-  id: number;
-  event: string;
-  data: unknown;
-}
-
-type Listener = (e: StreamEvent) => void;
+type Listener = StreamListener;
 
 interface Journal {
   events: StreamEvent[];
@@ -22,11 +18,13 @@ const GLOBAL_RING = 1000;
  * Per-task event journals for `GET /tasks/:id/subscribe` (so `Last-Event-ID` can replay what
  * a reconnecting client missed) and one ring for `GET /events`.
  */
-export class TaskEvents {
+export class TaskEvents implements TaskEventSource, TaskEventSink {
   private readonly journals = new Map<string, Journal>();
   private readonly global: StreamEvent[] = [];
   private readonly globalListeners = new Set<Listener>();
   private globalSeq = 0;
+
+  constructor(private readonly clock: Clock = systemClock) {}
 
   private journal(taskId: string): Journal {
     let j = this.journals.get(taskId);
@@ -53,7 +51,7 @@ export class TaskEvents {
     if (TERMINAL_STATES.has(task.status.state)) {
       const j = this.journal(task.id);
       if (j.finishedAt === null) {
-        j.finishedAt = Date.now();
+        j.finishedAt = this.clock.now();
         this.append(task.id, 'done', { task });
         this.trim();
       }

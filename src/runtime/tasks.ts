@@ -1,18 +1,11 @@
+import type { NewTask } from '../agent-api/agent-api.js';
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import { canTransition, TERMINAL_STATES, type Artifact, type Message, type ReceiptState, type Task, type TaskMetadata, type TaskState } from '../a2a/task.js';
+import { canTransition, TERMINAL_STATES, type Artifact, type Message, type ReceiptState, type Task, type TaskMetadata, type TaskState } from '../agent-api/task.js';
 import { SynapseError } from '../errors.js';
 import type { AgentTaskStore } from '../store/agent-tasks.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 
-export interface NewTask {
-  /** Client-chosen id; must be unused. */
-  id?: string;
-  message: Message;
-  contextId?: string;
-  metadata?: TaskMetadata;
-  priority?: number;
-}
 
 /**
  * Owns every task's life: creation (queued), the state machine, receipts and artifacts.

@@ -1,10 +1,10 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { Task } from '../a2a/task.js';
+import type { Task } from '../agent-api/task.js';
 import type { Env } from '../config/paths.js';
 import { redactUrl, webhookEventFor, type WebhookEvent, type WebhookStore, type WebhookTarget } from '../store/webhooks.js';
 import { VERSION } from '../version.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '../clock.js';
 
 export const DEFAULT_WEBHOOK_TIMEOUT_S = 10;
 export const DEFAULT_WEBHOOK_MAX_RETRIES = 3;

@@ -2,7 +2,7 @@ import type http from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Env } from '../config/paths.js';
-import type { AgentApi } from './agent-api.js';
+import type { AgentApi } from '../agent-api/agent-api.js';
 import { installErrorHandler } from './errors.js';
 import { a2aRoutes } from './routes/a2a-routes.js';
 import { agentRoutes } from './routes/agent.js';

@@ -1,4 +1,4 @@
-import type { Task, TaskState } from '../a2a/task.js';
+import type { Task, TaskState } from '../agent-api/task.js';
 import { SynapseError } from '../errors.js';
 import { AGENT_DB_MIGRATIONS } from './agent-db-migrations.js';
 import { openDatabase, type Db } from './sqlite.js';

@@ -5,7 +5,7 @@ import { BOARD_MIGRATIONS, type BoardTask, type NewTask, type TaskFilter, type T
 import { findCycle } from './board-graph.js';
 import { linkedId, resolve, unfinishedBlockers, withDeps } from './board-queries.js';
 import { requireName, requireText, validateNewTask } from './board-input.js';
-import { systemClock, iso, type Clock } from './clock.js';
+import { systemClock, iso, type Clock } from '../clock.js';
 import { boardDbPath } from './settings.js';
 
 export * from './board-schema.js';
@@ -177,7 +177,7 @@ export class TaskBoard {
       const cycle = findCycle(internal);
       if (cycle) throw new SynapseError('usage', `dependency cycle refused: ${cycle.map(shortId).join(' → ')}`, { cycle });
 
-      const now = iso(this.clock());
+      const now = iso(this.clock.now());
       const insert = db.prepare(
         `INSERT INTO tasks (id, subject, description, status, priority, created_by, assignee, group_id, group_title,
                             plan_id, component, milestone, external_ref, a2a_task_id, created_at, updated_at)
@@ -198,7 +198,7 @@ export class TaskBoard {
     const who = requireName(agent, 'agent');
     return this.store.write((db) => {
       const id = resolve(db, idOrPrefix);
-      db.prepare(`UPDATE tasks SET assignee = ?, updated_at = ? WHERE id = ?`).run(who, iso(this.clock()), id);
+      db.prepare(`UPDATE tasks SET assignee = ?, updated_at = ? WHERE id = ?`).run(who, iso(this.clock.now()), id);
       return this.load(db, id);
     });
   }
@@ -236,7 +236,7 @@ export class TaskBoard {
       const task = this.load(db, resolve(db, idOrPrefix));
       if (task.status === 'pending') throw new SynapseError('conflict', `task ${shortId(task.id)} is already pending`, { id: task.id });
       db.prepare(`UPDATE tasks SET status = 'pending', claimed_by = NULL, fail_reason = NULL, completed_at = NULL, updated_at = ? WHERE id = ?`).run(
-        iso(this.clock()),
+        iso(this.clock.now()),
         task.id,
       );
       return this.load(db, task.id);
@@ -250,7 +250,7 @@ export class TaskBoard {
   purge(options: PurgeOptions): PurgeResult {
     if (options.statuses.length === 0) throw new SynapseError('usage', 'purge needs at least one status');
     return this.store.write((db) => {
-      const cutoff = iso(this.clock() - (options.olderThanMs ?? 0));
+      const cutoff = iso(this.clock.now() - (options.olderThanMs ?? 0));
       const rows = db
         .prepare(`SELECT * FROM tasks WHERE status IN (SELECT value FROM json_each(?)) AND COALESCE(completed_at, updated_at) <= ? ORDER BY created_at`)
         .all(JSON.stringify(options.statuses), cutoff) as TaskRow[];
@@ -289,7 +289,7 @@ export class TaskBoard {
       const id = resolve(db, idOrPrefix);
       const other = db.prepare(`SELECT id FROM tasks WHERE a2a_task_id = ? AND id <> ?`).get(link, id) as { id: string } | undefined;
       if (other) throw new SynapseError('conflict', `A2A task ${link} is already linked to board task ${other.id}`, { a2a_task_id: link, task_id: other.id });
-      db.prepare(`UPDATE tasks SET a2a_task_id = ?, updated_at = ? WHERE id = ?`).run(link, iso(this.clock()), id);
+      db.prepare(`UPDATE tasks SET a2a_task_id = ?, updated_at = ? WHERE id = ?`).run(link, iso(this.clock.now()), id);
       return this.load(db, id);
     });
   }
@@ -345,7 +345,7 @@ export class TaskBoard {
       const list = blockers.map((b) => `${shortId(b.id)} "${b.subject}" (${b.status}${b.claimed_by ? `, ${b.claimed_by}` : ''})`).join(', ');
       throw new SynapseError('blocked', `task ${shortId(id)} is blocked by ${list}`, { id, blocked_by: blockers.map((b) => b.id) });
     }
-    const now = iso(this.clock());
+    const now = iso(this.clock.now());
     db.prepare(`UPDATE tasks SET status = 'in_progress', claimed_by = ?, assignee = COALESCE(assignee, ?), updated_at = ? WHERE id = ?`).run(who, who, now, id);
     return this.load(db, id);
   }
@@ -360,7 +360,7 @@ export class TaskBoard {
       const list = unfinishedBlockers(db, id).map((b) => `${shortId(b.id)} (${b.status})`).join(', ');
       throw new SynapseError('blocked', `task ${shortId(id)} cannot be completed: it is blocked by ${list}`, { id });
     }
-    const now = iso(this.clock());
+    const now = iso(this.clock.now());
     db.prepare(`UPDATE tasks SET status = 'completed', claimed_by = COALESCE(claimed_by, ?), fail_reason = NULL, completed_at = ?, updated_at = ? WHERE id = ?`).run(
       by,
       now,
@@ -379,7 +379,7 @@ export class TaskBoard {
     if (FINISHED.has(task.status)) {
       throw new SynapseError('conflict', `task ${shortId(id)} is already ${task.status} (at ${task.completed_at ?? task.updated_at}); reopen it first`, { id, status: task.status });
     }
-    const now = iso(this.clock());
+    const now = iso(this.clock.now());
     db.prepare(`UPDATE tasks SET status = 'failed', fail_reason = ?, completed_at = ?, updated_at = ? WHERE id = ?`).run(why, now, now, id);
     return this.load(db, id);
   }

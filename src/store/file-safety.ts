@@ -4,7 +4,7 @@ import { SynapseError } from '../errors.js';
 import type { Env } from '../config/paths.js';
 import type { Sql } from './store-db.js';
 import { StoreDb } from './store-db.js';
-import { systemClock, iso, type Clock } from './clock.js';
+import { systemClock, iso, type Clock } from '../clock.js';
 import { isPidAlive } from '../registry/liveness.js';
 import { normalizeFilePath } from './file-paths.js';
 import { fileSafetyDbPath, fileSafetyEnabled } from './settings.js';
@@ -84,9 +84,9 @@ export class FileSafetyStore {
     // Fast refusal from a plain read when another agent's live lock is there; only a write
     // transaction ever grants a lock, so a stale read can cost a retry but never a double lock.
     const seen = this.store.run((db) => getLock(db, filePath));
-    if (seen && seen.agent_id !== agent && this.isLive(seen, this.clock())) throw heldError(seen, this.clock());
+    if (seen && seen.agent_id !== agent && this.isLive(seen, this.clock.now())) throw heldError(seen, this.clock.now());
     return this.store.write((db) => {
-      const now = this.clock();
+      const now = this.clock.now();
       db.prepare(`DELETE FROM locks WHERE expires_at <= ?`).run(iso(now));
       let current = getLock(db, filePath);
       let reaped: FileLock | null = null;
@@ -115,14 +115,14 @@ export class FileSafetyStore {
 
   /** `lock`, retrying while another agent holds it, until `timeoutMs` has passed. */
   async lockWait(req: LockRequest, wait: LockWaitOptions): Promise<LockResult> {
-    const deadline = this.clock() + wait.timeoutMs;
+    const deadline = this.clock.now() + wait.timeoutMs;
     for (;;) {
       try {
         return this.lock(req);
       } catch (err) {
         const holder = (err as SynapseError).details?.holder as FileLock | undefined;
         if (!(err instanceof SynapseError) || err.code !== 'lock_held' || !holder) throw err;
-        const left = deadline - this.clock();
+        const left = deadline - this.clock.now();
         if (left <= 0) {
           throw new SynapseError('lock_held', `${err.message}; gave up after waiting ${formatDuration(wait.timeoutMs)}`, err.details);
         }
@@ -142,7 +142,7 @@ export class FileSafetyStore {
     return this.store.write((db) => {
       const current = getLock(db, p);
       if (!current) return { path: p, released: false, lock: null };
-      const now = this.clock();
+      const now = this.clock.now();
       const live = this.isLive(current, now);
       if (live && current.agent_id !== who) {
         throw new SynapseError('lock_held', `${p} is locked by ${current.agent_id}, not ${who}; only the owner can unlock it`, { holder: current });
@@ -158,7 +158,7 @@ export class FileSafetyStore {
     const p = this.normalize(filePath);
     return this.store.run((db) => {
       const current = getLock(db, p);
-      const now = this.clock();
+      const now = this.clock.now();
       if (!current || !this.isLive(current, now) || current.agent_id === who) return { allowed: true, path: p, holder: null, reason: null };
       return { allowed: false, path: p, holder: current, reason: heldError(current, now).message };
     });
@@ -172,7 +172,7 @@ export class FileSafetyStore {
           ? db.prepare(`SELECT * FROM locks ORDER BY locked_at, path`).all()
           : db.prepare(`SELECT * FROM locks WHERE agent_id = ? ORDER BY locked_at, path`).all(options.agent)
       ) as FileLock[];
-      const now = this.clock();
+      const now = this.clock.now();
       return rows.filter((l) => this.isLive(l, now));
     });
   }
@@ -180,7 +180,7 @@ export class FileSafetyStore {
   /** Every lock row, live or not, with why it is (not) live; for `debug`. */
   allLocks(): (FileLock & { live: boolean; expired: boolean; pid_alive: boolean | null })[] {
     return this.store.run((db) => {
-      const now = this.clock();
+      const now = this.clock.now();
       return (db.prepare(`SELECT * FROM locks ORDER BY locked_at, path`).all() as FileLock[]).map((l) => ({
         ...l,
         live: this.isLive(l, now),
@@ -204,7 +204,7 @@ export class FileSafetyStore {
     return this.store.write((db) => {
       const info = db
         .prepare(`INSERT INTO changes (path, agent_id, change_type, intent, task_id, recorded_at) VALUES (?, ?, ?, ?, ?, ?)`)
-        .run(p, who, change.type, change.intent?.trim() || null, change.taskId?.trim() || null, iso(this.clock()));
+        .run(p, who, change.type, change.intent?.trim() || null, change.taskId?.trim() || null, iso(this.clock.now()));
       return db.prepare(`SELECT * FROM changes WHERE id = ?`).get(info.lastInsertRowid) as FileChange;
     });
   }
@@ -228,7 +228,7 @@ export class FileSafetyStore {
   cleanup(days: number): { changes_deleted: number; locks_reaped: number } {
     if (!Number.isFinite(days) || days < 0) throw new SynapseError('usage', `--days must be zero or more, got ${days}`);
     return this.store.write((db) => {
-      const cutoff = iso(this.clock() - days * 86_400_000);
+      const cutoff = iso(this.clock.now() - days * 86_400_000);
       const changes = db.prepare(`DELETE FROM changes WHERE recorded_at < ?`).run(cutoff).changes;
       return { changes_deleted: changes, locks_reaped: this.reapIn(db) };
     });
@@ -243,7 +243,7 @@ export class FileSafetyStore {
       stale_locks: all.filter((l) => !l.live).length,
       agents,
       changes_total: (db.prepare(`SELECT COUNT(*) AS n FROM changes`).get() as { n: number }).n,
-      changes_last_24h: (db.prepare(`SELECT COUNT(*) AS n FROM changes WHERE recorded_at >= ?`).get(iso(this.clock() - 86_400_000)) as { n: number }).n,
+      changes_last_24h: (db.prepare(`SELECT COUNT(*) AS n FROM changes WHERE recorded_at >= ?`).get(iso(this.clock.now() - 86_400_000)) as { n: number }).n,
     }));
   }
 
@@ -273,7 +273,7 @@ export class FileSafetyStore {
   }
 
   private reapIn(db: Sql): number {
-    const now = this.clock();
+    const now = this.clock.now();
     const stale = (db.prepare(`SELECT * FROM locks`).all() as FileLock[]).filter((l) => !this.isLive(l, now));
     const del = db.prepare(`DELETE FROM locks WHERE path = ?`);
     for (const l of stale) del.run(l.path);

@@ -1,4 +1,4 @@
-import { messageText, TERMINAL_STATES, type Task, type TaskState } from '../a2a/task.js';
+import { messageText, TERMINAL_STATES, type Task, type TaskState } from '../agent-api/task.js';
 import type { HistoryAgent, HistoryEntry, HistoryRow } from './history-schema.js';
 
 /** Longest input or output kept per entry; a runaway paste must not bloat everyone's history. */

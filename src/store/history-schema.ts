@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Receipt, TaskMetadata, TaskState } from '../a2a/task.js';
+import type { Receipt, TaskMetadata, TaskState } from '../agent-api/task.js';
 import { synapseHome, type Env } from '../config/paths.js';
 import type { Migration } from './sqlite.js';
 

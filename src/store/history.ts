@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Task } from '../a2a/task.js';
+import type { Task } from '../agent-api/task.js';
 import type { Env } from '../config/paths.js';
 import { SynapseError } from '../errors.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { entryFromTask, isRecordable, rowToEntry } from './history-entry.js';
 import { HISTORY_MIGRATIONS, historyDbPath, type AgentStats, type CleanupResult, type HistoryAgent, type HistoryEntry, type HistoryRow, type HistoryStats } from './history-schema.js';
 import { envFlag } from './settings.js';
@@ -229,7 +229,7 @@ export class HistoryStore {
   cleanup(options: { days?: number; maxBytes?: number; dryRun?: boolean }): CleanupResult {
     if (options.days === undefined && options.maxBytes === undefined) throw new SynapseError('usage', 'cleanup needs --days N or --max-size MB');
     const before = this.bytes();
-    const cutoff = options.days === undefined ? null : new Date(this.clock() - options.days * 86_400_000).toISOString();
+    const cutoff = options.days === undefined ? null : new Date(this.clock.now() - options.days * 86_400_000).toISOString();
     let doomed = this.doomed(cutoff, options.maxBytes);
     const remainingBefore = this.count();
     if (options.dryRun) {

@@ -1,7 +1,7 @@
 import { SynapseError } from '../errors.js';
 import type { Sql } from './store-db.js';
 import { StoreDb } from './store-db.js';
-import { systemClock, iso, type Clock } from './clock.js';
+import { systemClock, iso, type Clock } from '../clock.js';
 import { memoryDbPath } from './settings.js';
 import { MEMORY_MIGRATIONS, type Memory, type MemoryHit, type MemoryRow, type MemoryStats } from './memory-schema.js';
 
@@ -53,7 +53,7 @@ export class SharedMemory {
     const author = input.author?.trim() || null;
     return this.store.write((db) => {
       const existed = db.prepare(`SELECT 1 FROM memories WHERE key = ?`).get(key) !== undefined;
-      const now = iso(this.clock());
+      const now = iso(this.clock.now());
       db.prepare(
         `INSERT INTO memories (key, content, tags, author, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT(key) DO UPDATE SET content = excluded.content, tags = excluded.tags, author = excluded.author, updated_at = excluded.updated_at`,

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { TaskState } from '../a2a/task.js';
+import type { TaskState } from '../agent-api/task.js';
 import { SynapseError } from '../errors.js';
 import { pickByPrefix } from './prefix.js';
 import type { Db } from './sqlite.js';
+import { iso, systemClock, type Clock } from '../clock.js';
 
 /** The task events a webhook can subscribe to, one per state a caller may want to act on. */
 export const WEBHOOK_EVENTS = ['task.completed', 'task.failed', 'task.canceled', 'task.input_required'] as const;
@@ -132,7 +133,7 @@ export class WebhookStore {
 
   constructor(
     private readonly db: Db,
-    private readonly clock: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
   ) {
     this.stmts = {
       byUrl: db.prepare('SELECT * FROM webhooks WHERE url = ?'),
@@ -150,7 +151,7 @@ export class WebhookStore {
   }
 
   private now(): string {
-    return new Date(this.clock()).toISOString();
+    return iso(this.clock.now());
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Role, TaskState as SdkState } from '@a2a-js/sdk';
 import type { Artifact as SdkArtifact, Message as SdkMessage, Part as SdkPart, Task as SdkTask, TaskStatus as SdkStatus } from '@a2a-js/sdk';
-import type { Artifact, Message, Part, ResponseMode, SenderInfo, Task, TaskMetadata, TaskState } from '../task.js';
+import type { Artifact, Message, Part, ResponseMode, SenderInfo, Task, TaskMetadata, TaskState } from '../../agent-api/task.js';
 
 /**
  * One task model, two views: Synapse's `Task` (snake_case, string states, `type`d parts) and

@@ -1,8 +1,8 @@
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { isSynapseError } from '../../errors.js';
-import type { AgentApi } from '../../server/agent-api.js';
-import type { Task } from '../task.js';
+import type { AgentApi } from '../../agent-api/agent-api.js';
+import type { Task } from '../../agent-api/task.js';
 import { fromSdkMessage, sendOptions } from './convert.js';
 import type { TaskFeedBuses } from './task-feed.js';
 import type { SynapseTaskStore } from './task-store.js';

@@ -1,8 +1,8 @@
 import type { StreamResponse, Task as SdkTask, TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { V1PushNotificationSerializer, type PushNotificationSender } from '@a2a-js/sdk/server';
 import { V03PushNotificationSerializer } from '@a2a-js/sdk/compat/v0_3/server';
-import type { AgentApi } from '../../server/agent-api.js';
-import { TERMINAL_STATES, type Task, type TaskState } from '../task.js';
+import type { AgentApi } from '../../agent-api/agent-api.js';
+import { TERMINAL_STATES, type Task, type TaskState } from '../../agent-api/task.js';
 import { toSdkArtifact, toSdkStatus } from './convert.js';
 import type { PushConfigStore } from './push-store.js';
 import { findTask } from './task-store.js';

@@ -21,7 +21,7 @@ import type { A2ARequestHandler, DefaultRequestHandler, ServerCallContext } from
 import { isSynapseError } from '../../errors.js';
 import { pickChoice } from '../../profiles/permission.js';
 import type { PermissionChoice } from '../../profiles/types.js';
-import { TERMINAL_STATES, type Task as OurTask } from '../task.js';
+import { TERMINAL_STATES, type Task as OurTask } from '../../agent-api/task.js';
 import { fromSdkParts, sdkMessageText, sendOptions } from './convert.js';
 import type { RespondingAgentApi } from './executor.js';
 import { findTask } from './task-store.js';

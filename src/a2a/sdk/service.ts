@@ -1,7 +1,7 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import { DefaultRequestHandler, JsonRpcTransportHandler } from '@a2a-js/sdk/server';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
-import type { AgentApi } from '../../server/agent-api.js';
+import type { AgentApi } from '../../agent-api/agent-api.js';
 import type { CardInput } from '../card.js';
 import { buildA2aCard } from './card.js';
 import { SynapseExecutor, type RespondingAgentApi } from './executor.js';

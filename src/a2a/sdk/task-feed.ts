@@ -1,7 +1,7 @@
 import { AgentEvent, DefaultExecutionEventBus, type ExecutionEventBus, type ExecutionEventBusManager } from '@a2a-js/sdk/server';
-import type { AgentApi } from '../../server/agent-api.js';
-import type { StreamEvent } from '../../runtime/task-events.js';
-import { TERMINAL_STATES, type Task, type TaskState } from '../task.js';
+import type { AgentApi } from '../../agent-api/agent-api.js';
+import type { StreamEvent } from '../../agent-api/task-events.js';
+import { TERMINAL_STATES, type Task, type TaskState } from '../../agent-api/task.js';
 import { endsWait, toSdkArtifact, toSdkStatus } from './convert.js';
 import { findTask } from './task-store.js';
 

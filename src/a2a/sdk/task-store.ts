@@ -1,8 +1,8 @@
 import type { ListTasksRequest, ListTasksResponse, Message as SdkMessage, Task as SdkTask } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { isSynapseError } from '../../errors.js';
-import type { AgentApi } from '../../server/agent-api.js';
-import type { Task } from '../task.js';
+import type { AgentApi } from '../../agent-api/agent-api.js';
+import type { Task } from '../../agent-api/task.js';
 import { fromSdkState, toSdkTask } from './convert.js';
 
 /** Enough for every task a list page can reach; ours keeps the newest first. */

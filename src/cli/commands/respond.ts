@@ -1,5 +1,5 @@
 import { requestJson } from '../../a2a/http-json.js';
-import type { Task } from '../../a2a/task.js';
+import type { Task } from '../../agent-api/task.js';
 import { SynapseError } from '../../errors.js';
 import { findAgent } from '../../registry/lookup.js';
 

@@ -1,4 +1,4 @@
-import type { Task } from '../../a2a/task.js';
+import type { Task } from '../../agent-api/task.js';
 import { requestJson } from '../../a2a/http-json.js';
 import type { Env } from '../../config/paths.js';
 import { isSynapseError, SynapseError } from '../../errors.js';

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } f
 import type { CardInput } from '../../a2a/card.js';
 import { A2A_PATHS } from '../../a2a/sdk/card.js';
 import type { A2aService } from '../../a2a/sdk/service.js';
-import type { AgentApi } from '../agent-api.js';
+import type { AgentApi } from '../../agent-api/agent-api.js';
 import type { A2aHandlers } from './a2a-handlers.js';
 import type { RestOp } from './a2a-rest.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { buildAgentCard } from '../../a2a/card.js';
-import type { AgentApi } from '../agent-api.js';
+import type { AgentApi } from '../../agent-api/agent-api.js';
 
 export interface AgentRouteOptions {
   api: AgentApi;

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AgentApi } from '../agent-api.js';
+import type { AgentApi } from '../../agent-api/agent-api.js';
 import { loadSchemas } from '../schema-registry.js';
 
 function select(q: { sender_id?: string; task_id?: string }) {

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { TERMINAL_STATES } from '../../a2a/task.js';
-import type { StreamEvent } from '../../runtime/task-events.js';
-import type { AgentApi } from '../agent-api.js';
+import { TERMINAL_STATES } from '../../agent-api/task.js';
+import type { StreamEvent } from '../../agent-api/task-events.js';
+import type { AgentApi } from '../../agent-api/agent-api.js';
 import { loadSchemas } from '../schema-registry.js';
 
 const KEEPALIVE_MS = 15_000;

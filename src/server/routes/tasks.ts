@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Message, TaskMetadata } from '../../a2a/task.js';
-import type { AgentApi } from '../agent-api.js';
+import type { Message, TaskMetadata } from '../../agent-api/task.js';
+import type { AgentApi } from '../../agent-api/agent-api.js';
 import type { SendBody } from '../schemas.js';
 import { loadSchemas } from '../schema-registry.js';
 

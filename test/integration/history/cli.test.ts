@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Task, TaskState } from '../../../src/a2a/task.js';
+import type { Task, TaskState } from '../../../src/agent-api/task.js';
 import { FileSafetyStore } from '../../../src/store/file-safety.js';
 import { HistoryStore, historyDbPath, type HistoryAgent } from '../../../src/store/history.js';
 import { BIN, ROOT, runCli, tempHome, waitFor } from '../../support/synapse.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Role, TaskState as SdkState, Task as TaskCodec, type Message as SdkMessage } from '@a2a-js/sdk';
 import { fromSdkPart, fromSdkState, sendOptions, toSdkPart, toSdkState, toSdkTask } from '../../../src/a2a/sdk/convert.js';
 import { mergeOrdered } from '../../../src/a2a/sdk/task-store.js';
-import type { Part, Task, TaskState } from '../../../src/a2a/task.js';
+import type { Part, Task, TaskState } from '../../../src/agent-api/task.js';
 
 function task(over: Partial<Task> = {}): Task {
   return {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Task } from '../../../src/a2a/task.js';
+import type { Task } from '../../../src/agent-api/task.js';
 import { frameMessage, sweepMessageFiles } from '../../../src/runtime/framing.js';
 import { linesSince } from '../../../src/runtime/delivery.js';
 import { echoProfile } from '../../../src/profiles/echo.js';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { echoProfile } from '../../../src/profiles/echo.js';
 import type { Profile } from '../../../src/profiles/types.js';
-import { systemClock } from '../../../src/runtime/clock.js';
+import { systemClock } from '../../../src/clock.js';
 import { ScreenStatusTracker, SETTLE_MS, type ScreenReading } from '../../../src/runtime/screen-status.js';
 
 describe('ScreenStatusTracker', () => {

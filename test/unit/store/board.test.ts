@@ -1,3 +1,4 @@
+import { clockFrom } from '../../../src/clock.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +16,7 @@ let board: TaskBoard;
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'board-unit-'));
   now = Date.parse('2026-01-01T00:00:00Z');
-  board = TaskBoard.forProject(dir, { clock: () => now });
+  board = TaskBoard.forProject(dir, { clock: clockFrom(() => now) });
 });
 
 afterEach(() => {

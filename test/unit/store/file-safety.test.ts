@@ -1,3 +1,4 @@
+import { clockFrom } from '../../../src/clock.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +24,7 @@ beforeEach(() => {
   root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fs-unit-')));
   now = Date.parse('2026-01-01T00:00:00Z');
   dead.clear();
-  store = FileSafetyStore.forProject(root, env, { clock: () => now, isAlive: (pid) => !dead.has(pid) });
+  store = FileSafetyStore.forProject(root, env, { clock: clockFrom(() => now), isAlive: (pid) => !dead.has(pid) });
 });
 
 afterEach(() => {

@@ -1,8 +1,9 @@
+import { clockFrom } from '../../../src/clock.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Task, TaskState } from '../../../src/a2a/task.js';
+import type { Task, TaskState } from '../../../src/agent-api/task.js';
 import { csvField, writeExport } from '../../../src/store/history-export.js';
 import { HistoryRecorder, HistoryStore, closeHistoryRecorders, historyDbPath, historyEnabled, isRecordable, recordFinishedTask, type HistoryAgent } from '../../../src/store/history.js';
 
@@ -40,7 +41,7 @@ beforeEach(() => {
   env = { HOME: home, SYNAPSE_HOME: path.join(home, '.synapse') };
   clock = Date.parse('2026-04-01T00:00:00Z');
   seq = 0;
-  store = HistoryStore.open(env, { clock: () => clock });
+  store = HistoryStore.open(env, { clock: clockFrom(() => clock) });
 });
 
 afterEach(() => {

@@ -1,3 +1,4 @@
+import { clockFrom } from '../../../src/clock.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,7 +14,7 @@ let mem: SharedMemory;
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mem-unit-'));
   now = Date.parse('2026-01-01T00:00:00Z');
-  mem = SharedMemory.forProject(dir, { clock: () => (now += 1000) });
+  mem = SharedMemory.forProject(dir, { clock: clockFrom(() => (now += 1000)) });
 });
 
 afterEach(() => {

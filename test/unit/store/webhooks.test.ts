@@ -1,3 +1,4 @@
+import { clockFrom } from '../../../src/clock.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,7 +19,7 @@ beforeEach(() => {
   file = path.join(dir, 'agent.db');
   db = openDatabase(file, AGENT_DB_MIGRATIONS);
   now = Date.parse('2026-02-01T00:00:00Z');
-  store = new WebhookStore(db, () => (now += 1000));
+  store = new WebhookStore(db, clockFrom(() => (now += 1000)));
 });
 
 afterEach(() => {

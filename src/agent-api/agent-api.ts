@@ -1,20 +1,49 @@
-import type { Task, TaskState } from '../a2a/task.js';
 import type { AgentStatus } from '../profiles/types.js';
 import type { RegistryEntry } from '../registry/entry.js';
 import type { ReplyEntry } from '../registry/reply-stack.js';
-import type { ForwardResult } from '../runtime/replies.js';
-import type { TaskEvents } from '../runtime/task-events.js';
-import type { NewTask } from '../runtime/tasks.js';
+import type { TaskEventSource } from './task-events.js';
+import type { Message, Task, TaskMetadata, TaskState } from './task.js';
+
+/**
+ * The port between a running agent and the layers that serve it (HTTP routes, the A2A bridge).
+ * It lives below `a2a/`, `server/` and `runtime/`: the runtime implements it, the others call it,
+ * so no arrow points up.
+ */
+
+/** A message to queue as a new task. */
+export interface NewTask {
+  /** Client-chosen id; must be unused. */
+  id?: string;
+  message: Message;
+  contextId?: string;
+  metadata?: TaskMetadata;
+  priority?: number;
+}
 
 export interface ReplySelect {
   senderId?: string;
   taskId?: string;
 }
 
+/** What happened to an answer posted back to the agent that asked. */
+export interface ForwardResult {
+  /** null: the sender is not an agent (a human at a terminal), nothing to post. */
+  notified: boolean | null;
+  error?: string;
+}
+
+export interface AgentStatusInfo {
+  status: AgentStatus;
+  current_task: string | null;
+  queued: number;
+  ready_for_messages: boolean;
+  started_at: string;
+}
+
 /** What the HTTP layer may ask of a running agent; the runtime implements it. */
 export interface AgentApi {
   entry(): RegistryEntry;
-  status(): { status: AgentStatus; current_task: string | null; queued: number; ready_for_messages: boolean; started_at: string };
+  status(): AgentStatusInfo;
   /** False until the first READY and the start-up instruction are done. */
   readyForMessages(): boolean;
   peers(): RegistryEntry[];
@@ -29,7 +58,7 @@ export interface AgentApi {
   popReply(select: ReplySelect): ReplyEntry | null;
   /** Completes the waiting task with the reply and posts it to an agent sender. */
   reply(input: { text: string } & ReplySelect): Promise<{ task: Task; entry: ReplyEntry | null; forward: ForwardResult }>;
-  events: TaskEvents;
+  events: TaskEventSource;
   /** Answers the CLI's approval dialog of an input-required task. */
   answerPermission(taskId: string, choice: string): { task: Task; choice: { key: string; label: string } };
 }
