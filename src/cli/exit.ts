@@ -1,7 +1,7 @@
 import { isSynapseError, type ErrorCode } from '../errors.js';
 
 /**
- * Exit codes, one per error family (documented in `synapse --help` and guides/cli.md):
+ * Exit codes, one per error family (documented in `synapse --help` and the README's "Commands"):
  * 0 ok · 1 usage, bad input, working-dir mismatch, other errors · 2 unknown profile or CLI not found
  * · 3 target not found or ambiguous · 4 target not ready · 5 delivery failed / agent unreachable
  * · 6 answer timed out.
