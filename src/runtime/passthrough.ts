@@ -1,3 +1,7 @@
+import type { Clock } from '../clock.js';
+import { viewOf } from '../profiles/screen-rules.js';
+import type { Profile } from '../profiles/types.js';
+import type { CliSession } from './cli-session.js';
 import type { AgentTerminal } from './terminal.js';
 
 // Modes a TUI may have switched on in the user's terminal; all are turned off on the way out.
@@ -35,4 +39,44 @@ export function attachUserTerminal(terminal: AgentTerminal, onResize: (cols: num
   };
   process.once('exit', restore);
   return restore;
+}
+
+/** A delivery waits until the human has not typed for this long. */
+const USER_IDLE_MS = 2000;
+
+/**
+ * The human at the wrapped CLI's terminal (foreground agents only): their keys go to the PTY,
+ * the PTY's output to their screen, and deliveries wait while they are typing or have unsent
+ * text in the input box.
+ */
+export class UserTerminal {
+  private lastInputAt = 0;
+  private restore: () => void = () => undefined;
+
+  constructor(
+    private readonly session: CliSession,
+    private readonly profile: Profile,
+    private readonly clock: Clock,
+  ) {}
+
+  start(): void {
+    this.restore = attachUserTerminal(
+      this.session.terminal,
+      (cols, rows) => this.session.resize(cols, rows),
+      () => (this.lastInputAt = this.clock.now()),
+    );
+  }
+
+  /** How long a delivery must wait for the human; 0 = go ahead. */
+  holdForUser(): number {
+    const sinceTyping = this.clock.now() - this.lastInputAt;
+    if (sinceTyping < USER_IDLE_MS) return USER_IDLE_MS - sinceTyping;
+    const typed = this.profile.inputText(viewOf(this.session.screen.viewport()))?.trim();
+    return typed ? USER_IDLE_MS : 0;
+  }
+
+  /** Gives the terminal back as it was (safe to call more than once). */
+  stop(): void {
+    this.restore();
+  }
 }

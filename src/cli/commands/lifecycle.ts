@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { formatLogChunk, formatLogLine } from '../log-lines.js';
 import path from 'node:path';
 import { withTaskBoard } from '../../store/board.js';
 import { locksHeldBy } from '../../store/file-safety.js';
@@ -152,7 +153,7 @@ export async function agentLogs(target: string, opts: { lines: number; follow: b
   }
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
-  process.stdout.write(`${lines.slice(-Math.max(1, opts.lines)).join('\n')}\n`);
+  process.stdout.write(`${lines.slice(-Math.max(1, opts.lines)).map(formatLogLine).join('\n')}\n`);
   if (!opts.follow) return;
   let offset = Buffer.byteLength(text);
   await new Promise<void>(() => {
@@ -163,7 +164,7 @@ export async function agentLogs(target: string, opts: { lines: number; follow: b
       fs.readSync(fd, buf, 0, buf.length, offset);
       fs.closeSync(fd);
       offset = cur.size;
-      process.stdout.write(buf);
+      process.stdout.write(formatLogChunk(buf.toString('utf8')));
     });
   });
 }

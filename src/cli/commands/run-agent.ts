@@ -1,6 +1,7 @@
 import { getProfile, listProfiles, reservedRanges } from '../../profiles/index.js';
 import { resolveCommand } from '../../runtime/terminal.js';
 import { SynapseError } from '../../errors.js';
+import { routeConsoleToLog } from '../console-to-log.js';
 import { cliVersion } from '../installed-cli.js';
 import { renderTable } from '../table.js';
 
@@ -45,6 +46,7 @@ export async function runForeground(profileName: string, cliArgs: string[], flag
     ...(flags.host ? { host: flags.host } : {}),
   });
   if (headless) process.stdout.write(`${agent.agentId} ready for HTTP on ${agent.endpoint}\n`);
+  else routeConsoleToLog(agent.logger);
   return agent.exited;
 }
 

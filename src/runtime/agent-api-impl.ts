@@ -1,0 +1,65 @@
+import type { AgentApi } from '../agent-api/agent-api.js';
+import type { FileRegistry } from '../registry/registry.js';
+import type { AgentTaskStore } from '../store/agent-tasks.js';
+import type { CliSession } from './cli-session.js';
+import type { DeliveryLoop } from './delivery.js';
+import type { Presence } from './presence.js';
+import type { ReplyCoordinator } from './replies.js';
+import type { StartupGate } from './startup-gate.js';
+import type { TaskEvents } from './task-events.js';
+import type { TaskManager } from './tasks.js';
+
+export interface AgentParts {
+  store: AgentTaskStore;
+  tasks: TaskManager;
+  events: TaskEvents;
+  session: CliSession;
+  delivery: DeliveryLoop;
+  replies: ReplyCoordinator;
+  presence: Presence;
+  gate: StartupGate;
+  registry: FileRegistry;
+  startedAt: string;
+  isShuttingDown: () => boolean;
+  shutdown: (reason: string) => void;
+}
+
+/** The agent's port (`AgentApi`) over its components: what the HTTP routes and the A2A bridge call. */
+export function agentApi(p: AgentParts): AgentApi {
+  return {
+    entry: () => p.presence.entry(),
+    status: () => ({
+      status: p.presence.status.status,
+      current_task: p.delivery.currentTaskId,
+      queued: p.store.queued().length,
+      ready_for_messages: p.gate.isOpen,
+      started_at: p.startedAt,
+    }),
+    readyForMessages: () => p.gate.isOpen && !p.isShuttingDown(),
+    peers: () => p.registry.listLive(),
+    submit: (input) => {
+      const meta = input.metadata ?? {};
+      // An answer to something we asked with --wait: the asking CLI already printed it; keep it
+      // on record without typing it into the terminal.
+      if (typeof meta.in_reply_to === 'string' && meta.answer_mode === 'wait') {
+        const t = p.tasks.create({ ...input, metadata: { ...meta, kind: 'answer' } });
+        p.tasks.transition(t.id, 'working', { receipt: 'delivered' });
+        return p.tasks.transition(t.id, 'completed', { receipt: 'answered', metadata: { delivered_to_terminal: false } }) ?? p.tasks.get(t.id);
+      }
+      const t = p.tasks.create(input);
+      p.delivery.enqueued(t);
+      return p.tasks.get(t.id);
+    },
+    replyStack: () => p.replies.stackEntries(),
+    popReply: (select) => p.replies.pop(select),
+    peekReply: (select) => p.replies.peek(select),
+    reply: (input) => p.replies.reply(input),
+    answerPermission: (taskId, choice) => p.delivery.respond(taskId, choice),
+    events: p.events,
+    getTask: (id) => p.tasks.get(id),
+    listTasks: (o) => p.store.list(o),
+    cancelTask: (id) => p.delivery.cancel(id) ?? p.tasks.get(id),
+    screen: () => ({ lines: p.session.screen.viewport(), cols: p.session.screen.cols, rows: p.session.screen.rows }),
+    shutdown: (reason) => p.shutdown(reason),
+  };
+}

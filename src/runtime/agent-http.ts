@@ -1,0 +1,32 @@
+import type http from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import type { AppOptions } from '../server/app.js';
+import { buildApp, loopbackHostCheck } from '../server/app.js';
+import type { PortClaim } from './port-claim.js';
+
+/**
+ * The agent's HTTP face on the port it claimed: the Fastify app is attached to the claim's
+ * already-listening server (which answered 503 "starting" until then).
+ */
+export class AgentHttp {
+  private app: FastifyInstance | null = null;
+
+  constructor(
+    private readonly claim: PortClaim,
+    private readonly host: string,
+    private readonly options: Omit<AppOptions, 'server' | 'allowedHosts'>,
+  ) {}
+
+  async start(): Promise<void> {
+    const loopback = this.host === '127.0.0.1' || this.host === 'localhost' || this.host === '::1';
+    this.app = await buildApp({ ...this.options, server: this.claim.server as http.Server, ...(loopback ? { allowedHosts: loopbackHostCheck } : {}) });
+    await this.app.ready();
+    this.claim.attached();
+  }
+
+  /** Closes the app, or only the claimed port when the app never started. */
+  async stop(): Promise<void> {
+    if (this.app) await this.app.close();
+    else this.claim.server.close();
+  }
+}

@@ -1,0 +1,42 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { pino, type Logger as PinoLogger } from 'pino';
+
+export interface AgentLog {
+  logger: PinoLogger;
+  /** Where the log goes: a file, or null for stdout. */
+  file: string | null;
+  /** Flushes and closes the file (stdout stays open). */
+  close(): Promise<void>;
+}
+
+/**
+ * The agent's event log: one JSON line per event (pino), `{"level":"info","time":"…",
+ * "agent_id":"…","msg":"…"}`; `synapse logs` prints them as `time agent_id msg`. Writes are
+ * synchronous: an agent logs a few lines a minute, and a line must not be lost when the process
+ * exits right after it (a CLI that dies at start-up).
+ */
+export function openAgentLog(agentId: string, file: string | null, level = 'info'): AgentLog {
+  if (file) fs.mkdirSync(path.dirname(file), { recursive: true });
+  const dest = pino.destination({ dest: file ?? 1, sync: true, append: true });
+  const logger = pino(
+    {
+      level,
+      base: { agent_id: agentId },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    dest,
+  );
+  return {
+    logger,
+    file,
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (!file) return resolve();
+        dest.flushSync();
+        dest.end();
+        resolve();
+      }),
+  };
+}

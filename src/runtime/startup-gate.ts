@@ -1,0 +1,71 @@
+import type { Task } from '../agent-api/task.js';
+import type { Logger } from '../logger.js';
+import type { DeliveryLoop } from './delivery.js';
+import type { ScreenReading, ScreenStatusTracker } from './screen-status.js';
+import type { TaskManager } from './tasks.js';
+
+export interface StartupGateOptions {
+  tracker: ScreenStatusTracker;
+  tasks: TaskManager;
+  delivery: DeliveryLoop;
+  /** The CLI resumes a session: it has had its instruction already. */
+  resuming: boolean;
+  /** `SYNAPSE_SKIP_STARTUP_INSTRUCTION=1`. */
+  skip: boolean;
+  /** The rendered start-up instruction ('' = none). */
+  instruction: () => string;
+  log: Logger;
+}
+
+/**
+ * Messages are taken (`ready_for_messages`) only once the CLI has had its start-up instruction:
+ * at the first READY the instruction goes in as a silent priority-5 task ahead of the inbox, and
+ * the gate opens when that task ends. A resumed session, a disabled or an empty instruction
+ * opens the gate at the first READY. Messages that arrive earlier queue behind it.
+ */
+export class StartupGate {
+  private bootstrapTaskId: string | null = null;
+  private gateOpen = false;
+
+  constructor(private readonly opts: StartupGateOptions) {}
+
+  get isOpen(): boolean {
+    return this.gateOpen;
+  }
+
+  isBootstrap(taskId: string): boolean {
+    return taskId === this.bootstrapTaskId;
+  }
+
+  start(): void {
+    this.opts.tracker.on('change', (r: ScreenReading) => this.onScreen(r));
+  }
+
+  /** A task ended: the start-up instruction's end opens the gate. */
+  taskEnded(task: Task): void {
+    if (this.isBootstrap(task.id)) this.open(`start-up instruction ${task.status.state}`);
+  }
+
+  private open(why: string): void {
+    if (this.gateOpen) return;
+    this.gateOpen = true;
+    this.opts.log.info(`accepting messages (${why})`);
+  }
+
+  private onScreen(r: ScreenReading): void {
+    if (r.status !== 'READY' || this.bootstrapTaskId !== null || this.gateOpen) return;
+    const { resuming, skip, tasks, delivery } = this.opts;
+    if (resuming || skip) {
+      this.open(resuming ? 'resumed session: no start-up instruction' : 'start-up instruction disabled');
+      return;
+    }
+    const text = this.opts.instruction();
+    if (!text) {
+      this.open('empty start-up instruction');
+      return;
+    }
+    const t = tasks.create({ message: { role: 'user', parts: [{ type: 'text', text }] }, priority: 5, metadata: { kind: 'bootstrap', response_mode: 'silent' } });
+    this.bootstrapTaskId = t.id;
+    delivery.enqueued(t, { interrupt: false });
+  }
+}
