@@ -1,4 +1,3 @@
-import type http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { AppOptions } from '../server/app.js';
 import { buildApp, loopbackHostCheck } from '../server/app.js';
@@ -19,7 +18,7 @@ export class AgentHttp {
 
   async start(): Promise<void> {
     const loopback = this.host === '127.0.0.1' || this.host === 'localhost' || this.host === '::1';
-    this.app = await buildApp({ ...this.options, server: this.claim.server as http.Server, ...(loopback ? { allowedHosts: loopbackHostCheck } : {}) });
+    this.app = await buildApp({ ...this.options, server: this.claim.server, ...(loopback ? { allowedHosts: loopbackHostCheck } : {}) });
     await this.app.ready();
     this.claim.attached();
   }

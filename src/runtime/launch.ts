@@ -22,7 +22,7 @@ export async function launchBackground(opts: { profileArgs: string[]; env: Env; 
   const fd = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, ['--max-semi-space-size=1', BIN, ...opts.profileArgs, '--headless'], {
     cwd: opts.cwd,
-    env: { ...opts.env, SYNAPSE_LOG_FILE: logFile } as NodeJS.ProcessEnv,
+    env: { ...opts.env, SYNAPSE_LOG_FILE: logFile },
     detached: true,
     stdio: ['ignore', fd, fd],
   });

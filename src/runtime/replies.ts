@@ -53,7 +53,8 @@ export class ReplyCoordinator {
     const task = this.deps.tasks.store.get(taskId);
     if (!task || TERMINAL_STATES.has(task.status.state)) return;
     if (!this.expectsAnswer(task)) {
-      this.complete(task.id, output, 'output');
+      // Nobody waits on this one: the post-back is a no-op, and complete() never rejects.
+      void this.complete(task.id, output, 'output');
       return;
     }
     this.deps.clock.clearTimeout(this.graceTimers.get(taskId));
@@ -73,7 +74,7 @@ export class ReplyCoordinator {
   /** `synapse reply`: answers the newest waiting sender (or the one named). */
   async reply(input: { text: string; taskId?: string; senderId?: string }): Promise<{ task: Task; entry: ReplyEntry | null; forward: ForwardResult }> {
     const select = { ...(input.taskId ? { taskId: input.taskId } : {}), ...(input.senderId ? { senderId: input.senderId } : {}) };
-    let entry = this.deps.stack.pop(select);
+    const entry = this.deps.stack.pop(select);
     let task: Task | null = entry ? this.deps.tasks.store.get(entry.task_id) : null;
     if (!entry && input.taskId) {
       // Not on the stack (e.g. it already completed with captured output): an explicit reply

@@ -4,7 +4,6 @@
  * are removed, so a message cannot end a bracketed paste, press Enter/Ctrl-C or move the cursor.
  */
 export function sanitizePeerText(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
 }
 

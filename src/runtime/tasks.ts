@@ -1,7 +1,7 @@
 import type { NewTask } from '../agent-api/agent-api.js';
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import { canTransition, TERMINAL_STATES, type Artifact, type Message, type ReceiptState, type Task, type TaskMetadata, type TaskState } from '../agent-api/task.js';
+import { canTransition, TERMINAL_STATES, type Artifact, type ReceiptState, type Task, type TaskMetadata, type TaskState } from '../agent-api/task.js';
 import { SynapseError } from '../errors.js';
 import type { AgentTaskStore } from '../store/agent-tasks.js';
 import type { Clock } from '../clock.js';

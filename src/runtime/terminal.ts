@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import type * as NodePty from 'node-pty';
 import type { IPty } from 'node-pty';
 import { SynapseError } from '../errors.js';
 
@@ -56,7 +57,7 @@ export function spawnTerminal(opts: SpawnOptions): AgentTerminal {
   }
   // node-pty is CommonJS with a native addon; load it only in the agent process.
   const require = createRequire(import.meta.url);
-  const pty = require('node-pty') as typeof import('node-pty');
+  const pty = require('node-pty') as typeof NodePty;
   const proc: IPty = pty.spawn(resolved, opts.args, {
     name: 'xterm-256color',
     cols: opts.cols,

@@ -193,7 +193,7 @@ export function sendOptions(messageMeta: unknown, requestMeta: unknown, messageI
   const s = record(syn.sender);
   if (s) {
     const sender: SenderInfo = {};
-    for (const k of SENDER_KEYS) if (typeof s[k] === 'string' && s[k]) sender[k] = s[k] as string;
+    for (const k of SENDER_KEYS) if (typeof s[k] === 'string' && s[k]) sender[k] = s[k];
     if (Object.keys(sender).length > 0) metadata.sender = sender;
   }
   if (typeof syn.in_reply_to === 'string' && syn.in_reply_to) metadata.in_reply_to = syn.in_reply_to;
