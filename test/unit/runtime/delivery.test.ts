@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../../src/agent-api/task.js';
 import { echoProfile } from '../../../src/profiles/echo.js';
 import { afterLastEcho } from '../../../src/profiles/text.js';
+import { screenTurns } from '../../../src/profiles/turns.js';
 import type { Profile } from '../../../src/profiles/types.js';
 import { systemClock } from '../../../src/clock.js';
 import { DeliveryLoop } from '../../../src/runtime/delivery.js';
@@ -124,7 +125,7 @@ const echoed = (text: string) => `\r${PROMPT}${text}\r\n`;
 
 describe('DeliveryLoop: when a turn that never looked busy is over', () => {
   it('keeps confirming while the screen moves during the idle window, then completes with all of the answer', async () => {
-    const profile: Profile = { ...echoProfile, idleConfirmMs: 150 };
+    const profile: Profile = { ...echoProfile, turn: screenTurns({ idleConfirmMs: 150 }) };
     // Every frame ends at an idle prompt (READY readings only); the later frames land inside the
     // first confirm window, so the window must be started again, not given up on.
     const r = await rig(profile, (text) => ({
@@ -140,7 +141,7 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
 
   it("finishes on the profile's turn-end row without waiting out the idle window", async () => {
     // An idle window far longer than the test may take: only the turn-end row can finish it.
-    const profile: Profile = { ...echoProfile, idleConfirmMs: 600_000, turnEnded };
+    const profile: Profile = { ...echoProfile, turn: screenTurns({ idleConfirmMs: 600_000, ended: turnEnded }) };
     const r = await rig(profile, (text) => ({ gapMs: 0, frames: [`${echoed(text)}the answer\r\n✻ Worked for 0s\r\n${PROMPT}`] }));
     const task = r.send('quick one');
     await waitFor(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
@@ -155,14 +156,14 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
       const start = afterLastEcho(lines, userText, (r) => r.startsWith(PROMPT), (r) => r.slice(PROMPT.length));
       return start > 0 && lines.slice(start).some((r) => STARTED.test(r));
     };
-    const profile: Profile = { ...echoProfile, idleConfirmMs: 150, turnEnded, turnStarted };
+    const profile: Profile = { ...echoProfile, turn: screenTurns({ idleConfirmMs: 150, ended: turnEnded, started: turnStarted }) };
     const r = await rig(profile, (text) => ({ gapMs: 600, frames: [`${echoed(text)}${PROMPT}`, `\r\x1b[2K▣ started\r\nthe answer\r\n✻ Worked for 0s\r\n${PROMPT}`] }));
     const task = r.send('slow to start');
     await waitFor(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
     expect(r.turnsDone[0]?.output).toBe('▣ started\nthe answer\n✻ Worked for 0s');
 
-    // A CLI that never starts the turn still ends the task, after turnStartMs of a still screen.
-    const stuck = await rig({ ...profile, turnStartMs: 400 }, (text) => ({ gapMs: 0, frames: [`${echoed(text)}${PROMPT}`] }));
+    // A CLI that never starts the turn still ends the task, after startMs of a still screen.
+    const stuck = await rig({ ...echoProfile, turn: screenTurns({ idleConfirmMs: 150, ended: turnEnded, started: turnStarted, startMs: 400 }) }, (text) => ({ gapMs: 0, frames: [`${echoed(text)}${PROMPT}`] }));
     const lost = stuck.send('never started');
     const sent = Date.now();
     await waitFor(() => stuck.tasks.get(lost.id).status.state === 'completed', 5000, 'the task to complete');
@@ -170,7 +171,7 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
     expect(stuck.turnsDone[0]?.output).toBe('');
   });
 
-  it('with turnSettleMs, waits for the answer still being typed out after the turn ended (Copilot CLI)', async () => {
+  it('with a settle window (settleMs), waits for the answer still being typed out after the turn ended (Copilot CLI)', async () => {
     // The end-of-turn row comes first and the answer is typed out after it, frame by frame: finishing
     // on the first READY reading would keep only `part one`.
     const typed = (gapMs: number) => (text: string) => ({
@@ -178,14 +179,14 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
       frames: [`${echoed(text)}✻ Worked for 0s\r\npart one\r\n${PROMPT}`, `\r\x1b[2Kpart two\r\n${PROMPT}`, `\r\x1b[2Kpart three\r\n${PROMPT}`],
     });
     // Frames 70 ms apart against a 300 ms settle: a slow machine delays both alike.
-    const settled = await rig({ ...echoProfile, idleConfirmMs: 600_000, turnEnded, turnSettleMs: 300 }, typed(70));
+    const settled = await rig({ ...echoProfile, turn: screenTurns({ idleConfirmMs: 600_000, ended: turnEnded, settleMs: 300 }) }, typed(70));
     const task = settled.send('typed out');
     await waitFor(() => settled.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
     expect(settled.turnsDone[0]?.output).toBe('✻ Worked for 0s\npart one\npart two\npart three');
 
     // The same CLI without it: the task ends on the first frame (read 40 ms after it; the next
     // frame is 400 ms away).
-    const hasty = await rig({ ...echoProfile, idleConfirmMs: 600_000, turnEnded }, typed(400));
+    const hasty = await rig({ ...echoProfile, turn: screenTurns({ idleConfirmMs: 600_000, ended: turnEnded }) }, typed(400));
     const early = hasty.send('typed out');
     await waitFor(() => hasty.tasks.get(early.id).status.state === 'completed', 5000, 'the task to complete');
     expect(hasty.turnsDone[0]?.output).toBe('✻ Worked for 0s\npart one');
@@ -199,7 +200,7 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
       return lines.slice(start).filter((r) => r.trim() !== '' && !r.startsWith(PROMPT)).join('\n');
     };
     const logo = (n: number) => `\x1b7\x1b[1;1H\x1b[2Klogo ${n}\x1b8`;
-    const profile: Profile = { ...echoProfile, idleConfirmMs: 600_000, turnEnded, turnSettleMs: 150, cleanOutput };
+    const profile: Profile = { ...echoProfile, turn: screenTurns({ idleConfirmMs: 600_000, ended: turnEnded, settleMs: 150 }), cleanOutput };
     // A frame every 60 ms: each is read (40 ms after it), and none leaves the screen still for 150 ms.
     const r = await rig(profile, (text) => ({ gapMs: 60, frames: [`${echoed(text)}the answer\r\n✻ Worked for 0s\r\n${PROMPT}`, ...Array.from({ length: 40 }, (_, i) => logo(i + 1))] }), {
       history: 'logo 0\r\n',
@@ -213,7 +214,7 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
 
   it('a priority-5 message while the last turn only settles finishes that turn instead of pressing interrupt', async () => {
     // Seen busy, then idle with the answer; a settle window longer than the test keeps it in flight.
-    const r = await rig({ ...echoProfile, idleConfirmMs: 600_000, turnSettleMs: 600_000 }, (text) => ({
+    const r = await rig({ ...echoProfile, turn: screenTurns({ idleConfirmMs: 600_000, settleMs: 600_000 }) }, (text) => ({
       gapMs: 100,
       frames: [`${echoed(text)}⠋ thinking (esc to interrupt)`, `\r\x1b[2Kthe answer\r\n${PROMPT}`],
     }));
@@ -232,7 +233,7 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
   it('a turn seen busy that goes idle before its answer is drawn keeps the answer (OpenCode under load)', async () => {
     // OpenCode under load drew its end-of-turn row and idle footer first, the answer later: the
     // task completed with an empty reply. An empty reply now has to hold for the idle window.
-    const profile: Profile = { ...echoProfile, idleConfirmMs: 400 };
+    const profile: Profile = { ...echoProfile, turn: screenTurns({ idleConfirmMs: 400 }) };
     const r = await rig(profile, (text) => ({
       gapMs: 150,
       frames: [`${echoed(text)}⠋ thinking (esc to interrupt)`, `\r\x1b[2K${PROMPT}`, `\r\x1b[2Kthe answer\r\n${PROMPT}`],
@@ -251,7 +252,7 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
   it('an empty reply that gets its answer on frames with no status settles at once, not after the idle window (Copilot CLI)', async () => {
     // Copilot types the answer out after its Working footer is gone, on frames that match no
     // status rule, so no reading comes: the 500 ms empty-reply window ran out first (lag ~650 ms).
-    const profile: Profile = { ...echoProfile, idleConfirmMs: 600_000, turnSettleMs: 100 };
+    const profile: Profile = { ...echoProfile, turn: screenTurns({ idleConfirmMs: 600_000, settleMs: 100 }) };
     const r = await rig(profile, (text) => ({
       gapMs: 100,
       frames: [`${echoed(text)}⠋ thinking (esc to interrupt)`, `\r\x1b[2K${PROMPT}`, `\r\x1b[2Kthe answer`],
@@ -339,7 +340,7 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
   });
 
   it("does not count a previous turn's turn-end row: without a new one the idle window still applies", async () => {
-    const profile: Profile = { ...echoProfile, idleConfirmMs: 600_000, turnEnded };
+    const profile: Profile = { ...echoProfile, turn: screenTurns({ idleConfirmMs: 600_000, ended: turnEnded }) };
     const r = await rig(profile, (text) => ({ gapMs: 0, frames: [`${echoed(text)}no marker this time\r\n${PROMPT}`] }), {
       history: `${PROMPT}earlier\r\nearlier answer\r\n✻ Worked for 2s\r\n`,
     });
