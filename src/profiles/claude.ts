@@ -1,5 +1,6 @@
 import { PORT_RANGES } from './ports.js';
 import { afterLastEcho, trimBlankEdges } from './text.js';
+import { screenTurns } from './turns.js';
 import type { Profile } from './types.js';
 
 const RULE = /^─{10,}/;
@@ -23,6 +24,15 @@ function inputBoxRow(rows: string[]): number {
     if (PROMPT.test(rows[i] ?? '') && RULE.test(rows[i - 1] ?? '') && rows.slice(i + 1).some((r) => RULE.test(r))) return i;
   }
   return -1;
+}
+
+/** This message's turn ended: its `✻ <Verb> for <time>` row below the message's echo. */
+function turnEnded(lines: string[], userText: string): boolean {
+  const rows = lines.map((l) => l.replace(/\s+$/, ''));
+  let start = afterLastEcho(rows, userText, (r) => /^[>❯]\s/.test(r));
+  // A long paste is echoed folded ("❯ [Pasted text #1 +12 lines]"): the last such row then.
+  if (start === 0) start = rows.findLastIndex((r) => FOLDED_PASTE.test(r)) + 1;
+  return start > 0 && rows.slice(start).some((r) => TURN_END.test(r));
 }
 
 /**
@@ -72,14 +82,8 @@ export const claudeProfile: Profile = {
     for (let j = i; j < rows.length && !RULE.test(rows[j] ?? ''); j++) text.push((rows[j] ?? '').replace(PROMPT, ''));
     return text.join('\n').replace(/\u00a0/g, ' ').trim();
   },
-  idleConfirmMs: 500,
-  turnEnded(lines, userText) {
-    const rows = lines.map((l) => l.replace(/\s+$/, ''));
-    let start = afterLastEcho(rows, userText, (r) => /^[>❯]\s/.test(r));
-    // A long paste is echoed folded ("❯ [Pasted text #1 +12 lines]"): the last such row then.
-    if (start === 0) start = rows.findLastIndex((r) => FOLDED_PASTE.test(r)) + 1;
-    return start > 0 && rows.slice(start).some((r) => TURN_END.test(r));
-  },
+  // `✻ Worked for 3s` under this message's echo ends the turn at once.
+  turn: screenTurns({ idleConfirmMs: 500, ended: turnEnded }),
   cleanOutput(lines: string[], userText: string): string {
     const rows = lines.map((l) => l.replace(/\s+$/, ''));
     // Start after the last echo of the user's message (and its wrapped rows).

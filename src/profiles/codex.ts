@@ -1,6 +1,7 @@
 import { PORT_RANGES } from './ports.js';
 import { trimTrailingBlank } from './screen-rules.js';
 import { afterLastEcho, trimBlankEdges } from './text.js';
+import { screenTurns } from './turns.js';
 import type { Profile } from './types.js';
 
 const PROMPT = /^›\s/;
@@ -32,6 +33,13 @@ function inputRow(rows: string[]): number {
   const lines = trimTrailingBlank(rows);
   for (let i = lines.length - 1; i >= Math.max(0, lines.length - 8); i--) if (PROMPT.test(lines[i] ?? '')) return i;
   return -1;
+}
+
+/** This message's turn ended: a `Worked for … •` row below the message's echo. */
+function turnEnded(lines: string[], userText: string): boolean {
+  const rows = lines.map((l) => l.replace(/\s+$/, ''));
+  const start = afterLastEcho(rows, userText, (r) => PROMPT.test(r) && !PLACEHOLDER.test(r), (r) => r.replace(PROMPT, ''));
+  return start > 0 && rows.slice(start).some((r) => /^\s*Worked for .*•/.test(r));
 }
 
 /**
@@ -71,12 +79,8 @@ export const codexProfile: Profile = {
     const row = lines[i] ?? '';
     return PLACEHOLDER.test(row) ? '' : row.replace(PROMPT, '').trim();
   },
-  idleConfirmMs: 500,
-  turnEnded(lines, userText) {
-    const rows = lines.map((l) => l.replace(/\s+$/, ''));
-    const start = afterLastEcho(rows, userText, (r) => PROMPT.test(r) && !PLACEHOLDER.test(r), (r) => r.replace(PROMPT, ''));
-    return start > 0 && rows.slice(start).some((r) => /^\s*Worked for .*•/.test(r));
-  },
+  // `Worked for 1s •` under this message's echo ends the turn at once.
+  turn: screenTurns({ idleConfirmMs: 500, ended: turnEnded }),
   cleanOutput(lines: string[], userText: string): string {
     const rows = lines.map((l) => l.replace(/\s+$/, ''));
     const start = afterLastEcho(rows, userText, (r) => PROMPT.test(r) && !PLACEHOLDER.test(r), (r) => r.replace(PROMPT, ''));

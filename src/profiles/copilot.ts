@@ -1,6 +1,7 @@
 import { PORT_RANGES } from './ports.js';
 import { trimTrailingBlank } from './screen-rules.js';
 import { afterLastEcho, boxText, trimBlankEdges } from './text.js';
+import { screenTurns } from './turns.js';
 import type { Profile } from './types.js';
 
 // Sources. Flags, env and config keys: `copilot --help`, `copilot help providers|environment|config`
@@ -90,10 +91,10 @@ export const copilotProfile: Profile = {
     if (!box) return null;
     return boxText(view.lines, box, PROMPT);
   },
-  idleConfirmMs: 500,
-  // Seen: the `Working` footer goes first, then the answer is typed out in frames 20-80 ms apart
-  // (an e2e run under load finished a task on `MOCK: A2A: [F`). The reply must hold still this long.
-  turnSettleMs: 150,
+  // No end-of-turn row. Seen: the `Working` footer goes first, then the answer is typed out in
+  // frames 20-80 ms apart (an e2e run under load finished a task on `MOCK: A2A: [F`). The reply
+  // must hold still 150 ms.
+  turn: screenTurns({ idleConfirmMs: 500, settleMs: 150 }),
   cleanOutput(lines: string[], userText: string): string {
     const rows = lines.map((l) => l.replace(SCROLLBAR, '').replace(/\s+$/, ''));
     const start = afterLastEcho(rows, userText, (r) => ECHO.test(r), (r) => r.replace(ECHO, '').replace(ECHO_TIME, ''));

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { PORT_RANGES } from './ports.js';
 import { trimTrailingBlank } from './screen-rules.js';
 import { trimBlankEdges } from './text.js';
+import { screenTurns } from './turns.js';
 import type { Profile } from './types.js';
 
 const PROMPT = /^echo> /;
@@ -34,7 +35,7 @@ export const echoProfile: Profile = {
     const last = trimTrailingBlank(view.lines).at(-1) ?? '';
     return PROMPT.test(last) ? last.slice('echo> '.length).trim() : null;
   },
-  idleConfirmMs: 0,
+  turn: screenTurns({ idleConfirmMs: 0 }),
   cleanOutput(lines: string[]): string {
     const out: string[] = [];
     let inEcho = false;

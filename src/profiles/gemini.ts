@@ -1,5 +1,6 @@
 import { PORT_RANGES } from './ports.js';
 import { afterLastEcho, boxText, trimBlankEdges } from './text.js';
+import { screenTurns } from './turns.js';
 import type { Profile } from './types.js';
 
 const TOP = /^▄{10,}/;
@@ -75,7 +76,8 @@ export const geminiProfile: Profile = {
     if (PLACEHOLDER.test(view.lines[box.first] ?? '')) return '';
     return boxText(view.lines, box, PROMPT);
   },
-  idleConfirmMs: 500,
+  // No end-of-turn row: a turn never seen busy ends after 500 ms of a still idle screen.
+  turn: screenTurns({ idleConfirmMs: 500 }),
   cleanOutput(lines: string[], userText: string): string {
     const rows = lines.map((l) => l.replace(/\s+$/, ''));
     const start = afterLastEcho(rows, userText, (r) => PROMPT.test(r) && !PLACEHOLDER.test(r), (r) => r.replace(PROMPT, ''));

@@ -1,6 +1,7 @@
 import { PORT_RANGES } from './ports.js';
 import { trimTrailingBlank } from './screen-rules.js';
 import { afterLastEcho, trimBlankEdges } from './text.js';
+import { screenTurns } from './turns.js';
 import type { Profile } from './types.js';
 
 /** Every box OpenCode draws (the input box, echoed prompts, tool output) has this left border. */
@@ -75,6 +76,22 @@ function afterEcho(lines: string[], userText: string): { rows: string[]; start: 
   return { rows, start: afterLastEcho(rows, userText, echoRow, echoText) };
 }
 
+/** This message's turn finished: `▣  Build · <model> · <duration>` below the message's echo. */
+function turnEnded(lines: string[], userText: string): boolean {
+  const { rows, start } = afterEcho(lines, userText);
+  return start > 0 && rows.slice(start).some((r) => TURN_DONE.test(r));
+}
+
+/**
+ * This message's turn began: a `▣` row below its echo. The echo sits under an idle footer, with no
+ * `▣` row yet, for up to ~3.5 s on the first turn (seen on two loaded cores); every turn that
+ * starts draws that row, even one that fails.
+ */
+function turnStarted(lines: string[], userText: string): boolean {
+  const { rows, start } = afterEcho(lines, userText);
+  return start > 0 && rows.slice(start).some((r) => TURN_ROW.test(r));
+}
+
 /**
  * OpenCode (observed on 1.18.33, `opencode-ai` on npm): a full-screen TUI on the alternate
  * screen. Before the first message a start view shows the logo and a centred box
@@ -133,18 +150,9 @@ export const opencodeProfile: Profile = {
     return PLACEHOLDER.test(text) ? '' : text;
   },
   // After the first submit the start view shows an empty box for ~0.3–0.5 s, then the screen is
-  // blank for ~1 s before the session view: READY must hold longer than that.
-  idleConfirmMs: 3000,
-  turnEnded(lines, userText) {
-    const { rows, start } = afterEcho(lines, userText);
-    return start > 0 && rows.slice(start).some((r) => TURN_DONE.test(r));
-  },
-  // The echo sits under an idle footer, with no `▣` row yet, for up to ~3.5 s on the first turn
-  // (seen on two loaded cores); every turn that starts draws that row, even one that fails.
-  turnStarted(lines, userText) {
-    const { rows, start } = afterEcho(lines, userText);
-    return start > 0 && rows.slice(start).some((r) => TURN_ROW.test(r));
-  },
+  // blank for ~1 s before the session view: READY must hold longer than that. A turn ends with
+  // `▣  Build · <model> · 1.2s`; until a `▣` row shows, the turn has not started.
+  turn: screenTurns({ idleConfirmMs: 3000, ended: turnEnded, started: turnStarted }),
   cleanOutput(lines: string[], userText: string): string {
     const { rows, start } = afterEcho(lines, userText);
     // Everything under the input box's last edge is footer (the retry notice wraps there too).

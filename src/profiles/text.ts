@@ -35,3 +35,10 @@ export function boxText(rows: string[], box: { first: number; end: number }, pro
     .join('\n')
     .trim();
 }
+
+/** Lines that appeared since `before`: everything from the first row that differs. */
+export function linesSince(before: string[], after: string[]): string[] {
+  let i = 0;
+  while (i < before.length && i < after.length && before[i] === after[i]) i++;
+  return after.slice(i);
+}

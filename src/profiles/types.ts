@@ -116,36 +116,71 @@ export interface Profile {
    */
   inputText(view: ScreenView): string | null;
   /**
-   * When the CLI was never seen working after a submit, how long READY must hold before the
-   * turn counts as finished (some CLIs redraw an empty prompt before they show a spinner).
+   * How this CLI's turn starts, ends and settles on screen after a delivery: the delivery loop
+   * asks it and runs the windows it names, the same loop for every CLI. Most profiles build it
+   * from data with `screenTurns` (./turns.ts).
    */
-  idleConfirmMs: number;
-  /**
-   * When the CLI was seen working (or drew its end-of-turn row), how long the reply read off the
-   * idle screen must then stay the same before the turn counts as finished (changes elsewhere on
-   * the screen do not count). Default 0: at once. Copilot CLI types the answer out in frames up
-   * to ~80 ms apart after its `Working` footer is gone.
-   */
-  turnSettleMs?: number;
-  /**
-   * Whether the lines a task produced show the CLI's own end-of-turn row after this message's
-   * echo (Claude's `✻ Worked for 3s`, Codex's `Worked for 1s •`). A fast model can finish before
-   * any reading sees the CLI busy; this ends the turn at once, without the idle-confirm wait.
-   */
-  turnEnded?(lines: string[], userText: string): boolean;
-  /**
-   * Whether the CLI has begun its turn for this message, read off the lines the task produced
-   * (OpenCode draws `▣  Build · <model>` under the echo the moment it works on it). While it says
-   * no, an idle-looking screen means the CLI took the message but has not started: OpenCode's
-   * first turn sits like that for up to ~3.5 s. Such a screen ends the task only after
-   * `turnStartMs` of stillness.
-   */
-  turnStarted?(lines: string[], userText: string): boolean;
-  /** With `turnStarted`: how long a still screen whose turn never started may hold (default 30 s). */
-  turnStartMs?: number;
+  turn: TurnStrategy;
   /**
    * Turns the lines a task produced into its reply text: drops chrome (input box, footers,
    * spinners) and the echoed input. Lines arrive as rendered text.
    */
   cleanOutput(lines: string[], userText: string): string;
+}
+
+/** This turn's screen at one moment, as the delivery loop shows it to a turn strategy. */
+export interface TurnScreen {
+  /** The framed message typed into the CLI (what its echo starts with). */
+  framed: string;
+  /** The visible viewport now. */
+  view: ScreenView;
+  /** What the CLI's input box holds now (the profile's `inputText`): '' when empty, null when none is drawn. */
+  inputText: string | null;
+  /** The rows since the message was typed in (scrollback included, soft-wrapped rows joined). */
+  lines(): string[];
+  /** The reply as it would be read off the screen now (the profile's `cleanOutput` of `lines()`). */
+  reply(): string;
+}
+
+/** What the delivery loop saw of the turn since its submit key. */
+export interface TurnSeen {
+  /** A settled reading after the submit saw the CLI working (or asking for approval). */
+  sawBusy: boolean;
+  /** The viewport right after the submit key, rows joined with '\n'. */
+  viewAtSubmit: string;
+}
+
+/**
+ * A turn strategy's answer for an idle screen:
+ * - `finish`: the turn is over; the task completes with the reply read now.
+ * - `not-over`: nothing to wait for yet (a window already running keeps running); the next idle
+ *   reading asks again.
+ * - `wait`: over once `watch` (the reply read off the screen, or the whole screen) has held still
+ *   for `ms` while the screen reads idle; if it moved, the strategy is asked again. A verdict
+ *   naming the window that already runs keeps it running; another window starts afresh.
+ *   `recheckOnReply`: ask again at the first screen change that draws a reply (no reading may
+ *   come for it).
+ */
+export type TurnVerdict =
+  | { kind: 'finish' }
+  | { kind: 'not-over'; why: string }
+  | { kind: 'wait'; window: string; ms: number; watch: 'reply' | 'screen'; recheckOnReply?: boolean };
+
+/**
+ * Turn detection for one CLI. The delivery loop keeps the queue, the typing, the interrupts,
+ * the resubmit and the timers; it asks the strategy what the screen means.
+ */
+export interface TurnStrategy {
+  /**
+   * The echo check: the screen shows the message taken (outside the input box), so the submit
+   * key was not lost. `settled`: the screen was read after output settled, not mid-frame.
+   */
+  echoed(turn: TurnScreen, settled: boolean): boolean;
+  /** The screen reads idle (READY) after the submit: is the turn over? */
+  judge(turn: TurnScreen, seen: TurnSeen): TurnVerdict;
+  /**
+   * The screen reads idle and the turn is over, only settling: a priority-5 message then finishes
+   * it rather than pressing the interrupt key on an idle CLI.
+   */
+  onlySettling(turn: TurnScreen, seen: TurnSeen): boolean;
 }

@@ -1,49 +1,31 @@
 import { EventEmitter } from 'node:events';
 import { TERMINAL_STATES, type Task } from '../agent-api/task.js';
 import { viewOf } from '../profiles/screen-rules.js';
-import { squash } from '../profiles/text.js';
-import { answerKeys, parseNumberedDialog, parseRowDialog, pickChoice, type PermissionPrompt } from '../profiles/permission.js';
 import type { PermissionChoice, Profile } from '../profiles/types.js';
 import { SynapseError } from '../errors.js';
 import type { Clock } from '../clock.js';
+import { ApprovalDialog } from './approval.js';
 import { frameMessage, type FramingOptions } from './framing.js';
 import type { Injector } from './injector.js';
 import type { Screen } from './screen.js';
 import type { ScreenReading, ScreenStatusTracker } from './screen-status.js';
 import type { TaskManager } from './tasks.js';
+import { TurnWatch } from './turn-watch.js';
 
 interface InFlight {
   taskId: string;
-  framed: string;
-  /** What must appear on screen to prove the CLI took the message (squashed text). */
-  signature: string;
+  /** All screen lines just before the message was typed in. */
   beforeLines: string[];
-  /** Screen change counter right after the submit key was written; -1 while still injecting. */
-  seqAtSubmit: number;
-  viewportAtSubmit: string;
-  sawBusy: boolean;
+  /** The turn, from the moment the submit key is written (unset while still typing it in). */
+  turn?: TurnWatch;
   confirmed: boolean;
   resubmitted: boolean;
-  confirmTimer: NodeJS.Timeout | undefined;
-  /** What the running confirm window waits for: a fresh verdict starts a new window. */
-  confirmKind: 'settle' | 'empty' | 'idle' | 'unstarted' | undefined;
   echoTimer: NodeJS.Timeout | undefined;
   interruptAfterSubmit?: boolean;
 }
 
 /** Between a submit key and an interrupt key, so the CLI reads them as two key presses. */
 const SUBMIT_TO_INTERRUPT_MS = 50;
-const SIGNATURE_CHARS = 48;
-const KEY_GAP_MS = 40;
-/** Default `turnStartMs`: a CLI that shows the message but never starts its turn. */
-const TURN_START_MS = 30_000;
-
-/** Lines that appeared since `before`: everything from the first row that differs. */
-export function linesSince(before: string[], after: string[]): string[] {
-  let i = 0;
-  while (i < before.length && i < after.length && before[i] === after[i]) i++;
-  return after.slice(i);
-}
 
 export interface DeliveryDeps {
   tasks: TaskManager;
@@ -67,9 +49,10 @@ const USER_HOLD_RECHECK_MS = 250;
 
 /**
  * The inbox pump. Delivers one queued task at a time, only on a fresh READY reading; proves the
- * delivery on screen (echo check, one resubmit); holds the task in flight until the CLI is idle
- * again with an empty input box; then hands over the cleaned output delta. Priority 5
- * interrupts whatever runs and goes first.
+ * delivery on screen (echo check, one resubmit); holds the task in flight until its turn is over
+ * (the profile's turn strategy decides, a `TurnWatch` runs its windows); then hands over the
+ * cleaned output delta. Priority 5 interrupts whatever runs and goes first. Nothing here names a
+ * CLI: what one CLI's screen means lives in its profile.
  */
 export class DeliveryLoop extends EventEmitter {
   private inflight: InFlight | null = null;
@@ -86,13 +69,15 @@ export class DeliveryLoop extends EventEmitter {
    */
   private interruptedSinceDelivery = false;
   private interruptRetryTimer: NodeJS.Timeout | undefined;
+  private readonly dialog: ApprovalDialog;
 
   constructor(private readonly deps: DeliveryDeps) {
     super();
+    this.dialog = new ApprovalDialog(deps);
     deps.tracker.on('reading', (r: ScreenReading) => this.onReading(r));
     deps.screen.onChange(() => {
       this.checkEcho();
-      this.replyDrawn();
+      this.inflight?.turn?.changed();
     });
   }
 
@@ -107,8 +92,8 @@ export class DeliveryLoop extends EventEmitter {
   /** The cleaned output of the task in flight so far (for live `output` events). */
   outputSoFar(): { taskId: string; text: string } | null {
     const f = this.inflight;
-    if (!f || f.seqAtSubmit < 0) return null;
-    return { taskId: f.taskId, text: this.replyOf(f) };
+    if (!f?.turn) return null;
+    return { taskId: f.taskId, text: f.turn.reply() };
   }
 
   /** A new task was queued. Priority 5 interrupts a running turn unless told not to. */
@@ -117,10 +102,9 @@ export class DeliveryLoop extends EventEmitter {
     const busy = this.inflight !== null || screen === 'PROCESSING' || screen === 'WAITING';
     if (task.priority >= 5 && opts.interrupt !== false && busy) {
       const f = this.inflight;
-      // The turn already ran and the screen is idle again, only settling (turnSettleMs): it is
-      // over, so finish it rather than press an interrupt key on an idle CLI (Copilot's Ctrl-C
-      // would arm "again to exit").
-      if (f && f.sawBusy && this.deps.tracker.current?.status === 'READY' && (this.deps.profile.inputText(viewOf(this.deps.screen.viewport())) ?? '') === '') this.finish(f);
+      // The turn is over and the screen idle again, only settling: finish it rather than press an
+      // interrupt key on an idle CLI.
+      if (f?.turn && this.deps.tracker.current?.status === 'READY' && f.turn.onlySettling()) this.finish(f, f.turn);
       else this.interruptCurrent(`interrupted by priority ${task.priority} message ${task.id}`);
     }
     this.pump();
@@ -160,7 +144,7 @@ export class DeliveryLoop extends EventEmitter {
     if (f) {
       this.clearInflight();
       this.deps.tasks.transition(f.taskId, 'canceled', { message: reason, receipt: 'canceled' });
-      if (f.seqAtSubmit < 0) {
+      if (!f.turn) {
         // Still typing it in: an interrupt now would land before the submit key and be lost,
         // so hold deliveries and interrupt once the turn has really started.
         this.holdUntilSeq = Number.MAX_SAFE_INTEGER;
@@ -191,7 +175,7 @@ export class DeliveryLoop extends EventEmitter {
 
   private clearInflight(): void {
     if (this.inflight) {
-      this.deps.clock.clearTimeout(this.inflight.confirmTimer);
+      this.inflight.turn?.stop();
       this.deps.clock.clearTimeout(this.inflight.echoTimer);
     }
     this.inflight = null;
@@ -200,45 +184,21 @@ export class DeliveryLoop extends EventEmitter {
   private onReading(r: ScreenReading): void {
     const f = this.inflight;
     if (f) {
-      if (f.seqAtSubmit < 0 || r.seq <= f.seqAtSubmit) return;
+      const turn = f.turn;
+      if (!turn || r.seq <= turn.seqAtSubmit) return;
       if (r.status !== 'READY') {
-        f.sawBusy = true;
+        turn.busy();
         this.checkEcho(true);
         this.confirm(f, 'busy');
-        this.deps.clock.clearTimeout(f.confirmTimer);
-        f.confirmTimer = undefined;
-        if (r.status === 'WAITING') this.enterWaiting(f);
-        else this.leaveWaiting(f);
+        if (r.status === 'WAITING') this.dialog.shown(f.taskId);
+        else this.dialog.gone(f.taskId);
         return;
       }
-      this.leaveWaiting(f);
-      this.maybeFinish(f);
+      this.dialog.gone(f.taskId);
+      turn.idle();
       return;
     }
     if (r.status === 'READY') this.pump();
-  }
-
-  /** The CLI shows its approval dialog: the task becomes input-required with the choices. */
-  private enterWaiting(f: InFlight): void {
-    const task = this.deps.tasks.store.get(f.taskId);
-    if (!task || task.status.state !== 'working') return;
-    const permission = this.currentDialog() ?? { prompt: 'the CLI is waiting for an answer', choices: [], selected: null };
-    this.deps.tasks.transition(f.taskId, 'input-required', { message: permission.prompt, metadata: { permission: { prompt: permission.prompt, choices: permission.choices } } });
-  }
-
-  /** The dialog left the screen: back to working (no sticky WAITING). */
-  private leaveWaiting(f: InFlight): void {
-    const task = this.deps.tasks.store.get(f.taskId);
-    if (task?.status.state === 'input-required') this.deps.tasks.transition(f.taskId, 'working', { metadata: { permission: null } });
-  }
-
-  private currentDialog(): PermissionPrompt | null {
-    const permission = this.deps.profile.permission;
-    if (!permission) return null;
-    const lines = this.deps.screen.viewport();
-    return permission.select === 'row'
-      ? parseRowDialog(lines, permission.question, (row) => this.deps.screen.backgrounds(row))
-      : parseNumberedDialog(lines, permission.question);
   }
 
   /**
@@ -250,29 +210,14 @@ export class DeliveryLoop extends EventEmitter {
     if (task.status.state !== 'input-required' || this.inflight?.taskId !== task.id) {
       throw new SynapseError('conflict', `task ${task.id} is not waiting for an answer (it is ${task.status.state})`);
     }
-    const dialog = this.currentDialog();
-    if (!dialog) throw new SynapseError('conflict', 'no approval dialog is on the screen any more');
-    const picked = pickChoice(dialog.choices, choice);
-    if (!picked) {
-      throw new SynapseError('invalid_input', `"${choice}" is not one of the choices: ${dialog.choices.map((c) => `${c.key}. ${c.label}`).join(' | ')}`);
-    }
-    const keys = answerKeys(this.deps.profile.permission!, dialog, picked);
-    // One key per write, a little apart, so the TUI sees separate key presses.
-    keys.forEach((k, i) => this.deps.clock.setTimeout(() => this.deps.injector.keys(k), i * KEY_GAP_MS));
-    return { task, choice: picked };
+    return { task, choice: this.dialog.answer(choice) };
   }
 
-  /** Echo check: the framed text (its first characters) shows on screen after the submit. */
+  /** Echo check: the message shows on screen after the submit (the turn strategy reads it). */
   private checkEcho(settled = false): void {
     const f = this.inflight;
-    if (!f || f.confirmed || f.seqAtSubmit < 0) return;
-    // Seen outside the input box: text still sitting in the box was not submitted. With no box
-    // on the screen, only a settled screen counts: a half-drawn frame can show the pasted text
-    // without the box around it while the CLI drops the submit key (Claude Code at start-up).
-    const box = this.deps.profile.inputText(viewOf(this.deps.screen.viewport()));
-    if (box === null ? !settled : box !== '') return;
-    const delta = squash(linesSince(f.beforeLines, this.deps.screen.allLines()).join(''));
-    if (delta.includes(f.signature)) this.confirm(f, 'echo');
+    if (!f?.turn || f.confirmed) return;
+    if (f.turn.echoed(settled)) this.confirm(f, 'echo');
   }
 
   private confirm(f: InFlight, evidence: 'echo' | 'busy'): void {
@@ -304,62 +249,10 @@ export class DeliveryLoop extends EventEmitter {
     }, this.deps.profile.submit.confirmMs);
   }
 
-  private maybeFinish(f: InFlight): void {
-    const view = viewOf(this.deps.screen.viewport());
-    // The message must have left the input box, and the screen must show the turn happened.
-    if ((this.deps.profile.inputText(view) ?? '') !== '') return;
-    if (!f.sawBusy && view.text === f.viewportAtSubmit) return;
-    const profile = this.deps.profile;
-    const lines = linesSince(f.beforeLines, this.deps.screen.allLines());
-    const ended = f.sawBusy || profile.turnEnded?.(lines, f.framed) === true;
-    // Over, but with nothing to show for it: under load OpenCode draws its end-of-turn row before
-    // the answer. An empty reply must hold for the idle window; one drawn meanwhile is kept.
-    const empty = ended && this.replyOf(f) === '';
-    // Idle-looking but the turn has not begun: the CLI is still getting to it.
-    const kind = empty ? 'empty' : ended ? 'settle' : profile.turnStarted?.(lines, f.framed) === false ? 'unstarted' : 'idle';
-    const confirmMs =
-      kind === 'settle' ? (profile.turnSettleMs ?? 0) : kind === 'unstarted' ? Math.max(profile.idleConfirmMs, profile.turnStartMs ?? TURN_START_MS) : profile.idleConfirmMs;
-    if (confirmMs === 0) {
-      this.finish(f);
-      return;
-    }
-    if (f.confirmTimer && f.confirmKind === kind) return;
-    this.deps.clock.clearTimeout(f.confirmTimer);
-    f.confirmKind = kind;
-    // A turn never seen busy waits for the whole screen to hold still. One that is over only
-    // settles its reply: Copilot CLI animates its logo for seconds after start-up, which would
-    // restart every settle window.
-    const still = ended ? () => this.replyOf(f) : () => String(this.deps.screen.seq);
-    const before = still();
-    f.confirmTimer = this.deps.clock.setTimeout(() => {
-      f.confirmTimer = undefined;
-      if (this.inflight !== f || this.deps.tracker.current?.status !== 'READY') return;
-      // It moved during the window (readings that came meanwhile found the timer set and
-      // returned): confirm over a fresh window, or nothing would ever finish the task.
-      if (still() === before) this.finish(f);
-      else this.maybeFinish(f);
-    }, confirmMs);
-  }
-
-  /**
-   * The empty reply of an ended turn got its answer: settle that now rather than at the end of
-   * the idle window. Copilot CLI types the answer out on frames that match no status rule, so
-   * no reading would come to end the window early.
-   */
-  private replyDrawn(): void {
-    const f = this.inflight;
-    if (f?.confirmKind === 'empty' && f.confirmTimer && this.replyOf(f) !== '') this.maybeFinish(f);
-  }
-
-  /** The reply as it would be read off the screen now. */
-  private replyOf(f: InFlight): string {
-    return this.deps.profile.cleanOutput(linesSince(f.beforeLines, this.deps.screen.allLines()), f.framed);
-  }
-
-  private finish(f: InFlight): void {
+  private finish(f: InFlight, turn: TurnWatch): void {
     this.checkEcho(true);
     if (!f.confirmed) this.confirm(f, 'busy');
-    const text = this.replyOf(f);
+    const text = turn.reply();
     this.clearInflight();
     this.emit('finished', f.taskId, text);
     this.deps.turnDone(f.taskId, text);
@@ -400,16 +293,9 @@ export class DeliveryLoop extends EventEmitter {
     const { text } = frameMessage(task, this.deps.framing);
     const f: InFlight = {
       taskId: task.id,
-      framed: text,
-      signature: squash(text).slice(0, SIGNATURE_CHARS),
       beforeLines: this.deps.screen.allLines(),
-      seqAtSubmit: -1,
-      viewportAtSubmit: '',
-      sawBusy: false,
       confirmed: false,
       resubmitted: false,
-      confirmTimer: undefined,
-      confirmKind: undefined,
       echoTimer: undefined,
     };
     this.inflight = f;
@@ -430,8 +316,9 @@ export class DeliveryLoop extends EventEmitter {
         return;
       }
       if (this.inflight !== f) return;
-      f.seqAtSubmit = this.deps.screen.seq;
-      f.viewportAtSubmit = this.deps.screen.viewport().join('\n');
+      const { profile, screen, clock, tracker } = this.deps;
+      const turn: TurnWatch = new TurnWatch({ profile, screen, clock, status: () => tracker.current?.status }, text, f.beforeLines, () => this.finish(f, turn));
+      f.turn = turn;
       this.checkEcho();
       if (!f.confirmed) this.startEchoWindow(f);
       this.emit('submitted', started);

@@ -43,16 +43,6 @@ for (const cli of fs.existsSync(ROOT) ? fs.readdirSync(ROOT).filter((d) => fs.st
           while (i < before.length && before[i] === after[i]) i++;
           expect(profile.cleanOutput(after.slice(i), user)).toBe(fs.readFileSync(path.join(dir, 'expected-reply.txt'), 'utf8').trim());
         });
-        const turnEnded = profile.turnEnded?.bind(profile);
-        if (turnEnded) {
-          // The end-of-turn row finishes a task at once: it must be found after this turn, and an
-          // earlier turn's row on the screen at the submit must not count.
-          it(`end of turn: ${turn}`, () => {
-            const user = fs.readFileSync(path.join(dir, 'user.txt'), 'utf8');
-            expect(turnEnded(lines(path.join(dir, 'after.txt')), user)).toBe(true);
-            expect(turnEnded(lines(path.join(dir, 'before.txt')), user)).toBe(false);
-          });
-        }
       }
     });
   }

@@ -1,12 +1,15 @@
 // The delivery loop's turn-end logic, against a real headless screen and a real task store, with a
-// scripted stand-in for the CLI on the other side of the PTY (what it draws, and when).
+// scripted stand-in for the CLI on the other side of the PTY (what it draws, and when). Time is
+// vitest's fake clock: the loop, the status tracker, the injector, the stand-in's frames and the
+// headless terminal's own parsing all run on it, so a window of seconds takes no real time.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Task } from '../../../src/agent-api/task.js';
 import { echoProfile } from '../../../src/profiles/echo.js';
 import { afterLastEcho } from '../../../src/profiles/text.js';
+import { screenTurns } from '../../../src/profiles/turns.js';
 import type { Profile } from '../../../src/profiles/types.js';
 import { systemClock } from '../../../src/clock.js';
 import { DeliveryLoop } from '../../../src/runtime/delivery.js';
@@ -16,7 +19,6 @@ import { ScreenStatusTracker } from '../../../src/runtime/screen-status.js';
 import { TaskManager } from '../../../src/runtime/tasks.js';
 import type { AgentTerminal } from '../../../src/runtime/terminal.js';
 import { AgentTaskStore } from '../../../src/store/agent-tasks.js';
-import { waitFor } from '../../support/synapse.js';
 
 const PROMPT = 'echo> ';
 const WORKED = /^✻ Worked for \d+s/;
@@ -42,9 +44,22 @@ interface Rig {
 }
 
 const cleanups: Array<() => void> = [];
+beforeEach(() => vi.useFakeTimers());
 afterEach(() => {
   for (const c of cleanups.splice(0)) c();
+  vi.useRealTimers();
 });
+
+/** Lets fake time pass, 10 ms at a time, until `fn` holds; fails after `ms` of fake time. */
+async function until(fn: () => boolean, ms: number, what: string): Promise<void> {
+  for (let waited = 0; !fn(); waited += 10) {
+    if (waited >= ms) throw new Error(`not within ${ms} ms (fake time): ${what}`);
+    await vi.advanceTimersByTimeAsync(10);
+  }
+}
+
+/** Lets `ms` of fake time pass. */
+const pass = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
 async function rig(profile: Profile, turn: Turn, opts: { history?: string; onInterrupt?: () => ReturnType<Turn> } = {}): Promise<Rig> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'synapse-delivery-'));
@@ -104,7 +119,7 @@ async function rig(profile: Profile, turn: Turn, opts: { history?: string; onInt
     fs.rmSync(dir, { recursive: true, force: true });
   });
   screen.write(`${opts.history ?? ''}${PROMPT}`);
-  await waitFor(() => tracker.current?.status === 'READY', 2000, 'the first READY reading');
+  await until(() => tracker.current?.status === 'READY', 2000, 'the first READY reading');
   return {
     tasks,
     screen,
@@ -124,7 +139,7 @@ const echoed = (text: string) => `\r${PROMPT}${text}\r\n`;
 
 describe('DeliveryLoop: when a turn that never looked busy is over', () => {
   it('keeps confirming while the screen moves during the idle window, then completes with all of the answer', async () => {
-    const profile: Profile = { ...echoProfile, idleConfirmMs: 150 };
+    const profile: Profile = { ...echoProfile, turn: screenTurns({ idleConfirmMs: 150 }) };
     // Every frame ends at an idle prompt (READY readings only); the later frames land inside the
     // first confirm window, so the window must be started again, not given up on.
     const r = await rig(profile, (text) => ({
@@ -132,7 +147,7 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
       frames: [`${echoed(text)}part one\r\n${PROMPT}`, `\r\x1b[2Kpart two\r\n${PROMPT}`, `\r\x1b[2Kpart three\r\n${PROMPT}`],
     }));
     const task = r.send('hello');
-    await waitFor(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
+    await until(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
     expect(r.turnsDone).toHaveLength(1);
     expect(r.turnsDone[0]?.output).toBe('part one\npart two\npart three');
     expect(r.tasks.get(task.id).receipt.state).toBe('completed');
@@ -140,10 +155,10 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
 
   it("finishes on the profile's turn-end row without waiting out the idle window", async () => {
     // An idle window far longer than the test may take: only the turn-end row can finish it.
-    const profile: Profile = { ...echoProfile, idleConfirmMs: 600_000, turnEnded };
+    const profile: Profile = { ...echoProfile, turn: screenTurns({ idleConfirmMs: 600_000, ended: turnEnded }) };
     const r = await rig(profile, (text) => ({ gapMs: 0, frames: [`${echoed(text)}the answer\r\n✻ Worked for 0s\r\n${PROMPT}`] }));
     const task = r.send('quick one');
-    await waitFor(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
+    await until(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
     expect(r.turnsDone[0]?.output).toBe('the answer\n✻ Worked for 0s');
   });
 
@@ -155,39 +170,39 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
       const start = afterLastEcho(lines, userText, (r) => r.startsWith(PROMPT), (r) => r.slice(PROMPT.length));
       return start > 0 && lines.slice(start).some((r) => STARTED.test(r));
     };
-    const profile: Profile = { ...echoProfile, idleConfirmMs: 150, turnEnded, turnStarted };
+    const profile: Profile = { ...echoProfile, turn: screenTurns({ idleConfirmMs: 150, ended: turnEnded, started: turnStarted }) };
     const r = await rig(profile, (text) => ({ gapMs: 600, frames: [`${echoed(text)}${PROMPT}`, `\r\x1b[2K▣ started\r\nthe answer\r\n✻ Worked for 0s\r\n${PROMPT}`] }));
     const task = r.send('slow to start');
-    await waitFor(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
+    await until(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
     expect(r.turnsDone[0]?.output).toBe('▣ started\nthe answer\n✻ Worked for 0s');
 
-    // A CLI that never starts the turn still ends the task, after turnStartMs of a still screen.
-    const stuck = await rig({ ...profile, turnStartMs: 400 }, (text) => ({ gapMs: 0, frames: [`${echoed(text)}${PROMPT}`] }));
+    // A CLI that never starts the turn still ends the task, after startMs of a still screen.
+    const stuck = await rig({ ...echoProfile, turn: screenTurns({ idleConfirmMs: 150, ended: turnEnded, started: turnStarted, startMs: 400 }) }, (text) => ({ gapMs: 0, frames: [`${echoed(text)}${PROMPT}`] }));
     const lost = stuck.send('never started');
     const sent = Date.now();
-    await waitFor(() => stuck.tasks.get(lost.id).status.state === 'completed', 5000, 'the task to complete');
+    await until(() => stuck.tasks.get(lost.id).status.state === 'completed', 5000, 'the task to complete');
     expect(Date.now() - sent).toBeGreaterThanOrEqual(400);
     expect(stuck.turnsDone[0]?.output).toBe('');
   });
 
-  it('with turnSettleMs, waits for the answer still being typed out after the turn ended (Copilot CLI)', async () => {
+  it('with a settle window (settleMs), waits for the answer still being typed out after the turn ended (Copilot CLI)', async () => {
     // The end-of-turn row comes first and the answer is typed out after it, frame by frame: finishing
     // on the first READY reading would keep only `part one`.
     const typed = (gapMs: number) => (text: string) => ({
       gapMs,
       frames: [`${echoed(text)}✻ Worked for 0s\r\npart one\r\n${PROMPT}`, `\r\x1b[2Kpart two\r\n${PROMPT}`, `\r\x1b[2Kpart three\r\n${PROMPT}`],
     });
-    // Frames 70 ms apart against a 300 ms settle: a slow machine delays both alike.
-    const settled = await rig({ ...echoProfile, idleConfirmMs: 600_000, turnEnded, turnSettleMs: 300 }, typed(70));
+    // Frames 70 ms apart against a 300 ms settle window.
+    const settled = await rig({ ...echoProfile, turn: screenTurns({ idleConfirmMs: 600_000, ended: turnEnded, settleMs: 300 }) }, typed(70));
     const task = settled.send('typed out');
-    await waitFor(() => settled.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
+    await until(() => settled.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
     expect(settled.turnsDone[0]?.output).toBe('✻ Worked for 0s\npart one\npart two\npart three');
 
     // The same CLI without it: the task ends on the first frame (read 40 ms after it; the next
     // frame is 400 ms away).
-    const hasty = await rig({ ...echoProfile, idleConfirmMs: 600_000, turnEnded }, typed(400));
+    const hasty = await rig({ ...echoProfile, turn: screenTurns({ idleConfirmMs: 600_000, ended: turnEnded }) }, typed(400));
     const early = hasty.send('typed out');
-    await waitFor(() => hasty.tasks.get(early.id).status.state === 'completed', 5000, 'the task to complete');
+    await until(() => hasty.tasks.get(early.id).status.state === 'completed', 5000, 'the task to complete');
     expect(hasty.turnsDone[0]?.output).toBe('✻ Worked for 0s\npart one');
   });
 
@@ -199,13 +214,13 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
       return lines.slice(start).filter((r) => r.trim() !== '' && !r.startsWith(PROMPT)).join('\n');
     };
     const logo = (n: number) => `\x1b7\x1b[1;1H\x1b[2Klogo ${n}\x1b8`;
-    const profile: Profile = { ...echoProfile, idleConfirmMs: 600_000, turnEnded, turnSettleMs: 150, cleanOutput };
+    const profile: Profile = { ...echoProfile, turn: screenTurns({ idleConfirmMs: 600_000, ended: turnEnded, settleMs: 150 }), cleanOutput };
     // A frame every 60 ms: each is read (40 ms after it), and none leaves the screen still for 150 ms.
     const r = await rig(profile, (text) => ({ gapMs: 60, frames: [`${echoed(text)}the answer\r\n✻ Worked for 0s\r\n${PROMPT}`, ...Array.from({ length: 40 }, (_, i) => logo(i + 1))] }), {
       history: 'logo 0\r\n',
     });
     const task = r.send('hi');
-    await waitFor(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
+    await until(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
     expect(r.turnsDone[0]?.output).toBe('the answer\n✻ Worked for 0s');
     // Finished while the logo was still moving (its 40 frames take 2.4 s).
     expect(r.screen.viewport()[0]).not.toBe('logo 40');
@@ -213,51 +228,51 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
 
   it('a priority-5 message while the last turn only settles finishes that turn instead of pressing interrupt', async () => {
     // Seen busy, then idle with the answer; a settle window longer than the test keeps it in flight.
-    const r = await rig({ ...echoProfile, idleConfirmMs: 600_000, turnSettleMs: 600_000 }, (text) => ({
+    const r = await rig({ ...echoProfile, turn: screenTurns({ idleConfirmMs: 600_000, settleMs: 600_000 }) }, (text) => ({
       gapMs: 100,
       frames: [`${echoed(text)}⠋ thinking (esc to interrupt)`, `\r\x1b[2Kthe answer\r\n${PROMPT}`],
     }));
     const first = r.send('first');
-    await waitFor(() => r.screen.allLines().some((l) => l.includes('the answer')), 5000, 'the answer on screen');
-    await new Promise((res) => setTimeout(res, 150));
+    await until(() => r.screen.allLines().some((l) => l.includes('the answer')), 5000, 'the answer on screen');
+    await pass(150);
     expect(r.tasks.get(first.id).status.state).toBe('working');
     const urgent = r.send('urgent', 5);
-    await waitFor(() => r.tasks.get(first.id).status.state === 'completed', 5000, 'the settling turn to complete');
+    await until(() => r.tasks.get(first.id).status.state === 'completed', 5000, 'the settling turn to complete');
     expect(r.turnsDone[0]).toEqual({ taskId: first.id, output: 'the answer' });
     expect(r.written).not.toContain('\x1b');
-    await waitFor(() => r.written.some((w) => w.includes('urgent')), 5000, 'the urgent message typed in');
+    await until(() => r.written.some((w) => w.includes('urgent')), 5000, 'the urgent message typed in');
     expect(r.tasks.get(urgent.id).status.state).toBe('working');
   });
 
   it('a turn seen busy that goes idle before its answer is drawn keeps the answer (OpenCode under load)', async () => {
     // OpenCode under load drew its end-of-turn row and idle footer first, the answer later: the
     // task completed with an empty reply. An empty reply now has to hold for the idle window.
-    const profile: Profile = { ...echoProfile, idleConfirmMs: 400 };
+    const profile: Profile = { ...echoProfile, turn: screenTurns({ idleConfirmMs: 400 }) };
     const r = await rig(profile, (text) => ({
       gapMs: 150,
       frames: [`${echoed(text)}⠋ thinking (esc to interrupt)`, `\r\x1b[2K${PROMPT}`, `\r\x1b[2Kthe answer\r\n${PROMPT}`],
     }));
     const task = r.send('drawn late');
-    await waitFor(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
+    await until(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
     expect(r.turnsDone[0]?.output).toBe('the answer');
 
     // A turn that really answered nothing still ends, once the empty reply held for the window.
     const silent = await rig(profile, (text) => ({ gapMs: 100, frames: [`${echoed(text)}⠋ thinking (esc to interrupt)`, `\r\x1b[2K${PROMPT}`] }));
     const quiet = silent.send('say nothing');
-    await waitFor(() => silent.tasks.get(quiet.id).status.state === 'completed', 5000, 'the silent task to complete');
+    await until(() => silent.tasks.get(quiet.id).status.state === 'completed', 5000, 'the silent task to complete');
     expect(silent.turnsDone[0]?.output).toBe('');
   });
 
   it('an empty reply that gets its answer on frames with no status settles at once, not after the idle window (Copilot CLI)', async () => {
     // Copilot types the answer out after its Working footer is gone, on frames that match no
     // status rule, so no reading comes: the 500 ms empty-reply window ran out first (lag ~650 ms).
-    const profile: Profile = { ...echoProfile, idleConfirmMs: 600_000, turnSettleMs: 100 };
+    const profile: Profile = { ...echoProfile, turn: screenTurns({ idleConfirmMs: 600_000, settleMs: 100 }) };
     const r = await rig(profile, (text) => ({
       gapMs: 100,
       frames: [`${echoed(text)}⠋ thinking (esc to interrupt)`, `\r\x1b[2K${PROMPT}`, `\r\x1b[2Kthe answer`],
     }));
     const task = r.send('typed after the footer');
-    await waitFor(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
+    await until(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
     expect(r.turnsDone[0]?.output).toBe('the answer');
   });
 
@@ -270,16 +285,16 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
       { onInterrupt: () => ({ gapMs: 0, frames: [`\r\x1b[2K${PROMPT}`] }) },
     );
     const slow = r.send('slow');
-    await waitFor(() => r.screen.viewport().some((l) => l.includes('Thinking')), 5000, 'the slow turn to run');
+    await until(() => r.screen.viewport().some((l) => l.includes('Thinking')), 5000, 'the slow turn to run');
     const urgent = r.send('urgent', 5);
-    await waitFor(() => r.tasks.get(urgent.id).status.state === 'completed', 5000, 'the urgent task to complete');
+    await until(() => r.tasks.get(urgent.id).status.state === 'completed', 5000, 'the urgent task to complete');
     const paste = r.written.findIndex((w) => w.includes('urgent'));
     expect(r.written.slice(r.written.indexOf('\x1b'), paste)).toContain(echoProfile.clearInputKey);
     expect(r.tasks.get(slow.id).status.state).toBe('canceled');
 
     // Without an interrupt before it, an empty box is not cleared.
     const next = r.send('plain');
-    await waitFor(() => r.tasks.get(next.id).status.state === 'completed', 5000, 'the plain task to complete');
+    await until(() => r.tasks.get(next.id).status.state === 'completed', 5000, 'the plain task to complete');
     const plain = r.written.findIndex((w) => w.includes('plain'));
     expect(r.written.slice(paste + 1, plain)).not.toContain(echoProfile.clearInputKey);
   });
@@ -294,12 +309,12 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
       { onInterrupt: () => (++presses === 1 ? { gapMs: 0, frames: [] } : { gapMs: 0, frames: [`\r\x1b[2K${PROMPT}`] }) },
     );
     r.send('slow');
-    await waitFor(() => r.screen.viewport().some((l) => l.includes('Thinking')), 5000, 'the slow turn to run');
+    await until(() => r.screen.viewport().some((l) => l.includes('Thinking')), 5000, 'the slow turn to run');
     const urgent = r.send('urgent', 5);
-    await waitFor(() => r.tasks.get(urgent.id).status.state === 'completed', 5000, 'the urgent task to complete');
+    await until(() => r.tasks.get(urgent.id).status.state === 'completed', 5000, 'the urgent task to complete');
     expect(presses).toBe(2);
     // Once the CLI is idle it is not pressed again.
-    await new Promise((res) => setTimeout(res, 500));
+    await pass(500);
     expect(presses).toBe(2);
   });
 
@@ -313,9 +328,9 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
       { onInterrupt: () => ({ gapMs: 200, frames: [`\r\x1b[2K${PROMPT}`, `\r\x1b[2KOperation cancelled\r\n${PROMPT}`] }) },
     );
     const slow = r.send('slow');
-    await waitFor(() => r.screen.viewport().some((l) => l.includes('Thinking')), 5000, 'the slow turn to run');
+    await until(() => r.screen.viewport().some((l) => l.includes('Thinking')), 5000, 'the slow turn to run');
     const urgent = r.send('urgent', 5);
-    await waitFor(() => r.tasks.get(urgent.id).status.state === 'completed', 5000, 'the urgent task to complete');
+    await until(() => r.tasks.get(urgent.id).status.state === 'completed', 5000, 'the urgent task to complete');
     expect(r.tasks.get(slow.id).status.state).toBe('canceled');
     const paste = r.written.findIndex((w) => w.includes('urgent'));
     expect(r.writtenOver[paste]).toContain('Operation cancelled');
@@ -334,19 +349,19 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
         : { gapMs: 0, frames: [`\r\nthe answer\r\n${PROMPT}`] },
     );
     const task = r.send('hello');
-    await waitFor(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
+    await until(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
     expect(submits).toBe(2);
   });
 
   it("does not count a previous turn's turn-end row: without a new one the idle window still applies", async () => {
-    const profile: Profile = { ...echoProfile, idleConfirmMs: 600_000, turnEnded };
+    const profile: Profile = { ...echoProfile, turn: screenTurns({ idleConfirmMs: 600_000, ended: turnEnded }) };
     const r = await rig(profile, (text) => ({ gapMs: 0, frames: [`${echoed(text)}no marker this time\r\n${PROMPT}`] }), {
       history: `${PROMPT}earlier\r\nearlier answer\r\n✻ Worked for 2s\r\n`,
     });
     const task = r.send('second');
-    await waitFor(() => r.screen.allLines().some((l) => l.includes('no marker this time')), 5000, 'the answer on screen');
+    await until(() => r.screen.allLines().some((l) => l.includes('no marker this time')), 5000, 'the answer on screen');
     // Several settled READY readings later, the task still waits out its (long) idle window.
-    await new Promise((res) => setTimeout(res, 300));
+    await pass(300);
     expect(r.tasks.get(task.id).status.state).toBe('working');
     expect(r.turnsDone).toHaveLength(0);
   });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Task } from '../../../src/agent-api/task.js';
 import { frameMessage, sweepMessageFiles } from '../../../src/runtime/framing.js';
-import { linesSince } from '../../../src/runtime/delivery.js';
+import { linesSince } from '../../../src/profiles/text.js';
 import { echoProfile } from '../../../src/profiles/echo.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'synapse-frame-'));
