@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SynapseError } from '../errors.js';
+import { readDirNames, readJsonFile } from '../json-file.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -73,26 +74,32 @@ export class ExternalStore {
     return path.join(this.dir, `${validateAlias(alias)}.json`);
   }
 
+  /** The agent in `file`; null when there is no such file; a corrupt file throws, naming it. */
   private read(file: string): ExternalAgent | null {
-    try {
-      const parsed: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
-      return isExternalAgent(parsed) ? parsed : null;
-    } catch {
-      return null;
+    const parsed = readJsonFile(file);
+    if (parsed === null) return null;
+    if (!isExternalAgent(parsed)) throw new SynapseError('invalid_input', `${file} is corrupt (not an external agent record); fix it or remove it`, { file });
+    return parsed;
+  }
+
+  /** Every readable agent, and the files that could not be read (with why). */
+  scan(): { agents: ExternalAgent[]; problems: Array<{ file: string; error: string }> } {
+    const agents: ExternalAgent[] = [];
+    const problems: Array<{ file: string; error: string }> = [];
+    for (const name of readDirNames(this.dir).filter((n) => n.endsWith('.json'))) {
+      const file = path.join(this.dir, name);
+      try {
+        const agent = this.read(file);
+        if (agent) agents.push(agent);
+      } catch (err) {
+        problems.push({ file, error: (err as Error).message });
+      }
     }
+    return { agents: agents.sort((a, b) => a.alias.localeCompare(b.alias)), problems };
   }
 
   list(): ExternalAgent[] {
-    let names: string[];
-    try {
-      names = fs.readdirSync(this.dir).filter((n) => n.endsWith('.json'));
-    } catch {
-      return [];
-    }
-    return names
-      .map((n) => this.read(path.join(this.dir, n)))
-      .filter((a): a is ExternalAgent => a !== null)
-      .sort((a, b) => a.alias.localeCompare(b.alias));
+    return this.scan().agents;
   }
 
   find(alias: string): ExternalAgent | null {

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SynapseError } from '../errors.js';
 
 /** The templates shipped with the package (`<package>/.synapse/`). */
-export const PACKAGE_TEMPLATE_DIR = fileURLToPath(new URL('../../.synapse/', import.meta.url));
+const PACKAGE_TEMPLATE_DIR = fileURLToPath(new URL('../../.synapse/', import.meta.url));
 
 /**
  * The start-up instruction: `<project>/.synapse/default.md` when the project has one, else the
@@ -17,8 +18,9 @@ export function renderStartupInstruction(workingDir: string, vars: { agent_id: s
     try {
       template = fs.readFileSync(file, 'utf8');
       break;
-    } catch {
-      // next candidate
+    } catch (err) {
+      // Absent: the next candidate. Present but unreadable: say so rather than use another one.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new SynapseError('invalid_input', `cannot read the start-up instruction ${file}: ${(err as Error).message}`, { file });
     }
   }
   return template

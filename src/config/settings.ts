@@ -1,4 +1,5 @@
-import fs from 'node:fs';
+import { SynapseError } from '../errors.js';
+import { readJsonFile } from '../json-file.js';
 import path from 'node:path';
 import { projectSynapseDir, synapseHome, type Env } from './paths.js';
 
@@ -11,13 +12,12 @@ export interface Settings {
 const DEFAULTS: Settings = { a2a: { flow: 'auto' } };
 const FLOWS = new Set<Flow>(['auto', 'roundtrip', 'oneway']);
 
+/** A settings file's object; null when the file is absent. A corrupt file is an error naming it. */
 function readJson(file: string): Record<string, unknown> | null {
-  try {
-    const v = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
+  const v = readJsonFile(file);
+  if (v === null) return null;
+  if (typeof v !== 'object' || Array.isArray(v)) throw new SynapseError('invalid_input', `${file} must hold a JSON object; fix it or remove it`, { file });
+  return v as Record<string, unknown>;
 }
 
 /**

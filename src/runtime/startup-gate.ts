@@ -59,7 +59,14 @@ export class StartupGate {
       this.open(resuming ? 'resumed session: no start-up instruction' : 'start-up instruction disabled');
       return;
     }
-    const text = this.opts.instruction();
+    let text: string;
+    try {
+      text = this.opts.instruction();
+    } catch (err) {
+      this.opts.log.error((err as Error).message);
+      this.open('the start-up instruction could not be read');
+      return;
+    }
     if (!text) {
       this.open('empty start-up instruction');
       return;
