@@ -2,18 +2,17 @@ import { requestJson } from '../../a2a/http-json.js';
 import type { Task } from '../../agent-api/task.js';
 import { SynapseError } from '../../errors.js';
 import type { RegistryEntry } from '../../registry/entry.js';
-import { openRegistry } from '../../registry/lookup.js';
+import { liveAgents } from '../../registry/lookup.js';
 import type { ReplyEntry } from '../../registry/reply-stack.js';
 import { resolveSender } from '../../registry/sender.js';
 import { renderTable } from '../table.js';
 
 function self(from: string | undefined): RegistryEntry {
-  const live = openRegistry().listLive();
-  const me = resolveSender(live, { ...(from ? { from } : {}), env: process.env });
+  const me = resolveSender(liveAgents(), { ...(from ? { from } : {}), env: process.env });
   if (!me.entry) {
     throw new SynapseError(
       'usage',
-      me.id ? `agent ${me.id} is not running` : 'synapse reply answers messages sent to an agent: run it from inside an agent session (SYNAPSE_AGENT_ID), or pass --from <agent>',
+      me.id ? `agent ${me.id} is not running (no live agent has that id or name)` : 'synapse reply answers messages sent to an agent: run it from inside an agent session (SYNAPSE_AGENT_ID), or pass --from <agent>',
     );
   }
   return me.entry;
