@@ -21,7 +21,8 @@ function self(from: string | undefined): RegistryEntry {
 export async function replyCommand(text: string | undefined, flags: { to?: string; task?: string; list?: boolean; from?: string; json?: boolean }): Promise<void> {
   const me = self(flags.from);
   if (flags.list) {
-    const res = await requestJson<{ entries: ReplyEntry[] }>(`${me.endpoint}/reply-stack/list`);
+    const res = await requestJson<{ entries?: ReplyEntry[]; error?: { code: string; message: string } }>(`${me.endpoint}/reply-stack/list`);
+    if (res.status !== 200) throw new SynapseError('delivery_failed', `cannot list who is waiting: ${res.status} ${res.body.error?.message ?? ''}`);
     const entries = res.body.entries ?? [];
     if (flags.json) process.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
     else if (entries.length === 0) process.stdout.write('nobody is waiting for an answer from you\n');

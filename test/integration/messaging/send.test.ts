@@ -190,4 +190,19 @@ describe('synapse send / reply / interrupt / broadcast', () => {
     expect(reply.code).toBe(1);
     expect(reply.stderr).toContain('agent ghost is not running (no live agent has that id or name)');
   });
+
+  it('names a corrupt reply stack, and a message to that agent still completes with its output', async () => {
+    const bob = await startHeadless('echo', { env: { ...t.env, SYNAPSE_REPLY_GRACE: '0.2' }, args: ['--name', 'bob'] });
+    const stack = path.join(t.env.SYNAPSE_REPLY_TARGET_DIR!, `${bob.agentId}.reply.json`);
+    fs.mkdirSync(path.dirname(stack), { recursive: true });
+    fs.writeFileSync(stack, '[{"task_id": ');
+    const list = await runCli(['reply', '--list'], { env: { ...t.env, SYNAPSE_AGENT_ID: bob.agentId } });
+    expect(list.code).toBe(5);
+    expect(list.stderr).toContain(`the reply stack ${stack} is not JSON`);
+    const r = await runCli(['send', 'bob', 'still there?', '--wait', '--json'], { env: t.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ answer: 'ECHO: A2A: [REPLY EXPECTED] still there?', reply_source: 'output' });
+    expect(bob.output()).toContain(stack);
+    expect(fs.readFileSync(stack, 'utf8')).toBe('[{"task_id": ');
+  });
 });
