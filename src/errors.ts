@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'lock_held'
   | 'blocked'
   | 'database_error'
+  | 'corrupt_file'
   | 'internal';
 
 export class SynapseError extends Error {

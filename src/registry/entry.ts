@@ -24,40 +24,48 @@ export interface RegistryEntry {
 
 const STATUSES = new Set(['STARTING', 'READY', 'PROCESSING', 'WAITING', 'DONE', 'EXITED']);
 
-function isStringOrNull(v: unknown): v is string | null {
-  return v === null || typeof v === 'string';
-}
+const isString = (v: unknown) => typeof v === 'string';
+const isStringOrNull = (v: unknown) => v === null || typeof v === 'string';
+
+/** Each required field and what it must hold; the order is the order problems are named in. */
+const REQUIRED: Array<[field: string, ok: (v: unknown) => boolean, expected: string]> = [
+  ['agent_id', (v) => typeof v === 'string' && /^synapse-[a-z0-9-]+-\d+$/.test(v), 'synapse-<type>-<port>'],
+  ['agent_type', isString, 'a string'],
+  ['name', isStringOrNull, 'a string or null'],
+  ['role', isStringOrNull, 'a string or null'],
+  ['port', Number.isInteger, 'an integer'],
+  ['pid', Number.isInteger, 'an integer'],
+  ['working_dir', isString, 'a string'],
+  ['endpoint', isString, 'a string'],
+  ['status', (v) => typeof v === 'string' && STATUSES.has(v), [...STATUSES].join('|')],
+  ['status_updated_at', isString, 'a string'],
+  ['current_task_preview', isStringOrNull, 'a string or null'],
+  ['task_received_at', isStringOrNull, 'a string or null'],
+  ['registered_at', isString, 'a string'],
+  ['heartbeat_at', isString, 'a string'],
+];
+
+export type EntryCheck = { entry: RegistryEntry; problem?: undefined } | { entry?: undefined; problem: string };
 
 /**
- * The registry file's schema, checked by hand: every CLI command reads these files, and a
- * schema library would cost more start-up time than the whole command (measured: ~240 ms).
- * Returns null for anything that is not a well-formed entry.
+ * The one parser of the registry file, checked by hand: every CLI command reads these files,
+ * and a schema library would cost more start-up time than the whole command (measured: ~240 ms).
+ * Says what is wrong with anything that is not a well-formed entry.
  */
-export function parseRegistryEntry(raw: unknown): RegistryEntry | null {
-  if (typeof raw !== 'object' || raw === null) return null;
+export function checkRegistryEntry(raw: unknown): EntryCheck {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { problem: 'not a JSON object' };
   const e = raw as Record<string, unknown>;
-  const ok =
-    typeof e.agent_id === 'string' &&
-    /^synapse-[a-z0-9-]+-\d+$/.test(e.agent_id) &&
-    typeof e.agent_type === 'string' &&
-    isStringOrNull(e.name) &&
-    isStringOrNull(e.role) &&
-    Number.isInteger(e.port) &&
-    Number.isInteger(e.pid) &&
-    typeof e.working_dir === 'string' &&
-    typeof e.endpoint === 'string' &&
-    typeof e.status === 'string' &&
-    STATUSES.has(e.status) &&
-    typeof e.status_updated_at === 'string' &&
-    isStringOrNull(e.current_task_preview) &&
-    isStringOrNull(e.task_received_at) &&
-    typeof e.registered_at === 'string' &&
-    typeof e.heartbeat_at === 'string';
-  if (!ok) return null;
+  const bad = REQUIRED.filter(([field, ok]) => !ok(e[field]));
+  if (bad.length > 0) {
+    const shown = bad.slice(0, 3).map(([field, , expected]) => (field in e ? `${field} is not ${expected}` : `${field} is missing`));
+    return { problem: `not a Synapse registry entry: ${shown.join(', ')}${bad.length > 3 ? ` (+${bad.length - 3} more)` : ''}` };
+  }
   return {
-    ...(e as unknown as RegistryEntry),
-    log_file: typeof e.log_file === 'string' ? e.log_file : null,
-    headless: e.headless === true,
-    synapse_version: typeof e.synapse_version === 'string' ? e.synapse_version : 'unknown',
+    entry: {
+      ...(e as unknown as RegistryEntry),
+      log_file: typeof e.log_file === 'string' ? e.log_file : null,
+      headless: e.headless === true,
+      synapse_version: typeof e.synapse_version === 'string' ? e.synapse_version : 'unknown',
+    },
   };
 }

@@ -1,18 +1,41 @@
 import { registryDir, type Env } from '../config/paths.js';
 import type { RegistryEntry } from './entry.js';
 import { FileRegistry } from './registry.js';
-import { resolveTarget } from './targets.js';
+import { findTarget, resolveAgentIdOrName, resolveTarget } from './targets.js';
 
-/** Type aliases users may type as a target (kept here so registry/ needs no profiles import). */
-export const TYPE_ALIASES: Record<string, string> = { dummy: 'echo', 'claude-code': 'claude', 'codex-cli': 'codex', 'gemini-cli': 'gemini' };
-
+/**
+ * The registry as every caller sees it (CLI, store routes, runtime): entries from
+ * `registryDir(env)`, live = pid alive and heartbeat fresh, dead entries pruned on the way.
+ */
 export function openRegistry(env: Env = process.env): FileRegistry {
   return new FileRegistry(registryDir(env));
 }
 
-/** Live entries (dead ones pruned) and the one `target` names. */
+/** The live agents (dead ones pruned). */
+export function liveAgents(env: Env = process.env): RegistryEntry[] {
+  return openRegistry(env).listLive();
+}
+
+/** Live entries (dead ones pruned) and the one `target` names; absence and ambiguity throw. */
 export function findAgent(target: string, env: Env = process.env): { entry: RegistryEntry; registry: FileRegistry; live: RegistryEntry[] } {
   const registry = openRegistry(env);
-  const live = registry.listLive();
-  return { entry: resolveTarget(live, target, TYPE_ALIASES), registry, live };
+  const { entries: live, problems } = registry.scanLive();
+  return { entry: resolveTarget(live, target, problems), registry, live };
+}
+
+/** The live agent `query` names, or null when none does; ambiguity throws. */
+export function findLiveAgent(query: string, env: Env = process.env): RegistryEntry | null {
+  return findTarget(liveAgents(env), query);
+}
+
+/** The live agent's id `query` names, or `query` itself when no live agent matches (see `resolveAgentIdOrName`). */
+export function agentIdOrName(query: string, env: Env = process.env): string {
+  return resolveAgentIdOrName(liveAgents(env), query);
+}
+
+/** agent_id → name of every well-formed entry, live or not, for showing names instead of ids. */
+export function agentNameMap(env: Env = process.env): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const e of openRegistry(env).readAll()) if (e.name) map.set(e.agent_id, e.name);
+  return map;
 }

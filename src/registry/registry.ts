@@ -1,9 +1,30 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseRegistryEntry, type RegistryEntry } from './entry.js';
+import { SynapseError } from '../errors.js';
+import { checkRegistryEntry, type RegistryEntry } from './entry.js';
 import { isEntryAlive } from './liveness.js';
 
-/** The file registry: one JSON file per running agent, written atomically. */
+/** A file in the registry directory that is there but is not a readable entry. */
+export interface RegistryProblem {
+  file: string;
+  reason: string;
+}
+
+/** What a listing found: the well-formed entries, and the files it skipped with why. */
+export interface RegistryScan {
+  entries: RegistryEntry[];
+  problems: RegistryProblem[];
+}
+
+function isEnoent(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException).code === 'ENOENT';
+}
+
+/**
+ * The file registry: one JSON file per running agent, written atomically. The directory is
+ * shared with the original Python Synapse, so a file this parser does not accept is reported,
+ * never deleted; only entries of dead agents are pruned.
+ */
 export class FileRegistry {
   constructor(readonly dir: string) {}
 
@@ -24,38 +45,78 @@ export class FileRegistry {
     fs.rmSync(this.fileFor(agentId), { force: true });
   }
 
-  read(agentId: string): RegistryEntry | null {
+  /** One file: null when it does not exist, a problem when it exists but is not an entry. */
+  private readFile(file: string): { entry: RegistryEntry } | { problem: RegistryProblem } | null {
+    let text: string;
     try {
-      return parseRegistryEntry(JSON.parse(fs.readFileSync(this.fileFor(agentId), 'utf8')));
-    } catch {
-      return null;
+      text = fs.readFileSync(file, 'utf8');
+    } catch (err) {
+      if (isEnoent(err)) return null; // gone between the listing and the read: an agent exited
+      return { problem: { file, reason: `unreadable: ${(err as Error).message}` } };
     }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (err) {
+      return { problem: { file, reason: `not JSON: ${(err as Error).message}` } };
+    }
+    const checked = checkRegistryEntry(raw);
+    return checked.entry ? { entry: checked.entry } : { problem: { file, reason: checked.problem } };
   }
 
-  /** Every well-formed entry, live or not. Unreadable files are skipped. */
-  readAll(): RegistryEntry[] {
+  /**
+   * One agent's entry: null when there is no such file; a file that exists but is not an
+   * entry is an error naming it, not "no such agent".
+   */
+  read(agentId: string): RegistryEntry | null {
+    const got = this.readFile(this.fileFor(agentId));
+    if (got === null) return null;
+    if ('problem' in got) throw new SynapseError('corrupt_file', `registry file ${got.problem.file} is ${got.problem.reason}`, { file: got.problem.file });
+    return got.entry;
+  }
+
+  /** Every well-formed entry, live or not, sorted by id; and the files skipped, with why. */
+  scan(): RegistryScan {
     let names: string[];
     try {
       names = fs.readdirSync(this.dir);
-    } catch {
-      return [];
+    } catch (err) {
+      if (isEnoent(err)) return { entries: [], problems: [] }; // no agent has run yet
+      throw new SynapseError('corrupt_file', `cannot read the registry directory ${this.dir}: ${(err as Error).message}`, { file: this.dir });
     }
     const entries: RegistryEntry[] = [];
-    for (const name of names) {
+    const problems: RegistryProblem[] = [];
+    for (const name of names.sort()) {
       if (!name.endsWith('.json')) continue;
-      const entry = this.read(name.slice(0, -'.json'.length));
-      if (entry) entries.push(entry);
+      const got = this.readFile(path.join(this.dir, name));
+      if (got === null) continue;
+      if ('problem' in got) problems.push(got.problem);
+      else entries.push(got.entry);
     }
-    return entries.sort((a, b) => a.agent_id.localeCompare(b.agent_id, 'en', { numeric: true }));
+    entries.sort((a, b) => a.agent_id.localeCompare(b.agent_id, 'en', { numeric: true }));
+    return { entries, problems };
   }
 
-  /** Live entries; entries of dead processes are removed on the way (whoever notices prunes). */
-  listLive(): RegistryEntry[] {
+  /** Every well-formed entry, live or not. Files that are not entries are left out (see `scan`). */
+  readAll(): RegistryEntry[] {
+    return this.scan().entries;
+  }
+
+  /**
+   * Live entries (pid alive and heartbeat fresh) and the skipped files; entries of dead or
+   * silent agents are removed on the way (whoever notices prunes).
+   */
+  scanLive(now?: number): RegistryScan {
+    const { entries, problems } = this.scan();
     const live: RegistryEntry[] = [];
-    for (const entry of this.readAll()) {
-      if (isEntryAlive(entry)) live.push(entry);
+    for (const entry of entries) {
+      if (isEntryAlive(entry, now)) live.push(entry);
       else this.remove(entry.agent_id);
     }
-    return live;
+    return { entries: live, problems };
+  }
+
+  listLive(now?: number): RegistryEntry[] {
+    return this.scanLive(now).entries;
   }
 }

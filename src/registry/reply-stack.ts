@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { SynapseError } from '../errors.js';
 
 /** Someone waiting for this agent's answer to one delivered message. */
 export interface ReplyEntry {
@@ -30,13 +31,23 @@ export class ReplyStack {
     this.file = path.join(dir, `${agentId}.reply.json`);
   }
 
+  /** Oldest first. No file: nobody is waiting. A file that is not a JSON list: an error naming it. */
   list(): ReplyEntry[] {
+    let text: string;
     try {
-      const raw = JSON.parse(fs.readFileSync(this.file, 'utf8')) as unknown;
-      return Array.isArray(raw) ? raw.filter(isEntry) : [];
-    } catch {
-      return [];
+      text = fs.readFileSync(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw new SynapseError('corrupt_file', `cannot read the reply stack ${this.file}: ${(err as Error).message}`, { file: this.file });
     }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (err) {
+      throw new SynapseError('corrupt_file', `the reply stack ${this.file} is not JSON (${(err as Error).message}); move it away or delete it`, { file: this.file });
+    }
+    if (!Array.isArray(raw)) throw new SynapseError('corrupt_file', `the reply stack ${this.file} is not a JSON list; move it away or delete it`, { file: this.file });
+    return raw.filter(isEntry);
   }
 
   private save(entries: ReplyEntry[]): void {

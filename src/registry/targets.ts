@@ -1,41 +1,83 @@
 import { SynapseError } from '../errors.js';
+import { findProfile } from '../profiles/index.js';
 import type { RegistryEntry } from './entry.js';
+import type { RegistryProblem } from './registry.js';
 
-function describe(e: RegistryEntry): string {
+/** The agent type a user means: a profile alias (`dummy`, `copilot-cli` …) becomes its profile id. */
+export function canonicalType(name: string): string {
+  return findProfile(name)?.id ?? name.toLowerCase();
+}
+
+function describeAgent(e: RegistryEntry): string {
   return `${e.agent_id}${e.name ? ` (${e.name})` : ''} on port ${e.port} in ${e.working_dir}`;
+}
+
+type Tier = 'name' | 'id' | 'type-port' | 'type';
+
+/**
+ * The agents a query names, at the first of these that matches anything: custom name, full id,
+ * `type-port`, bare type (aliases from the profiles).
+ */
+function matchAgents(entries: RegistryEntry[], query: string): { tier: Tier; matches: RegistryEntry[] } | null {
+  const q = query.trim();
+  const tiers: Array<[Tier, (e: RegistryEntry) => boolean]> = [
+    ['name', (e) => e.name !== null && e.name === q],
+    ['id', (e) => e.agent_id === q],
+  ];
+  const typePort = /^([a-z][a-z0-9-]*)-(\d+)$/i.exec(q);
+  if (typePort) {
+    const type = canonicalType(typePort[1]!);
+    tiers.push(['type-port', (e) => e.agent_type === type && e.port === Number(typePort[2])]);
+  }
+  const type = canonicalType(q);
+  tiers.push(['type', (e) => e.agent_type === type]);
+  for (const [tier, test] of tiers) {
+    const matches = entries.filter(test);
+    if (matches.length > 0) return { tier, matches };
+  }
+  return null;
+}
+
+/** Every agent a query names (by the same order as `resolveTarget`), for callers that ask them all. */
+export function agentsNamed(entries: RegistryEntry[], query: string): RegistryEntry[] {
+  return matchAgents(entries, query)?.matches ?? [];
+}
+
+/** The one agent a query names, or null when none does; several is an `ambiguous_target` error. */
+export function findTarget(entries: RegistryEntry[], query: string): RegistryEntry | null {
+  const q = query.trim();
+  const found = matchAgents(entries, q);
+  if (!found) return null;
+  const { tier, matches } = found;
+  if (matches.length === 1) return matches[0]!;
+  const list = matches.map(describeAgent).join('\n  ');
+  const message =
+    tier === 'type'
+      ? `${matches.length} ${canonicalType(q)} agents are running; name one:\n  ${list}`
+      : `several agents ${tier === 'name' ? 'are named' : 'match'} "${q}":\n  ${list}\nUse the full agent id.`;
+  throw new SynapseError('ambiguous_target', message, { candidates: matches.map((e) => e.agent_id) });
 }
 
 /**
  * Resolves a target the way users name agents: custom name, full id, `type-port`, then bare
- * type (only when exactly one of that type runs). `typeAliases` maps e.g. `dummy` to `echo`.
+ * type (only when exactly one of that type runs). Absence and ambiguity are errors that list
+ * the candidates; absence also names the registry files that were skipped (`skipped`), since
+ * the agent meant may be behind one of them.
  */
-export function resolveTarget(entries: RegistryEntry[], query: string, typeAliases: Record<string, string> = {}): RegistryEntry {
-  const q = query.trim();
-  const byName = entries.filter((e) => e.name !== null && e.name === q);
-  if (byName.length === 1) return byName[0]!;
-  if (byName.length > 1) {
-    throw new SynapseError('ambiguous_target', `several agents are named "${q}":\n  ${byName.map(describe).join('\n  ')}\nUse the full agent id.`, {
-      candidates: byName.map((e) => e.agent_id),
-    });
-  }
-  const byId = entries.find((e) => e.agent_id === q);
-  if (byId) return byId;
-  const typePort = /^([a-z][a-z0-9-]*)-(\d+)$/i.exec(q);
-  if (typePort) {
-    const type = typeAliases[typePort[1]!.toLowerCase()] ?? typePort[1]!.toLowerCase();
-    const hit = entries.find((e) => e.agent_type === type && e.port === Number(typePort[2]));
-    if (hit) return hit;
-  }
-  const type = typeAliases[q.toLowerCase()] ?? q.toLowerCase();
-  const byType = entries.filter((e) => e.agent_type === type);
-  if (byType.length === 1) return byType[0]!;
-  if (byType.length > 1) {
-    throw new SynapseError(
-      'ambiguous_target',
-      `${byType.length} ${type} agents are running; name one:\n  ${byType.map(describe).join('\n  ')}`,
-      { candidates: byType.map((e) => e.agent_id) },
-    );
-  }
-  const known = entries.length ? `Running agents:\n  ${entries.map(describe).join('\n  ')}` : 'No agents are running (start one with `synapse start echo`).';
-  throw new SynapseError('target_not_found', `no agent matches "${q}". ${known}`, { candidates: entries.map((e) => e.agent_id) });
+export function resolveTarget(entries: RegistryEntry[], query: string, skipped: RegistryProblem[] = []): RegistryEntry {
+  const hit = findTarget(entries, query);
+  if (hit) return hit;
+  const known = entries.length ? `Running agents:\n  ${entries.map(describeAgent).join('\n  ')}` : 'No agents are running (start one with `synapse start echo`).';
+  const unread = skipped.length ? `\nRegistry files skipped (not entries):\n  ${skipped.map((p) => `${p.file}: ${p.reason}`).join('\n  ')}` : '';
+  throw new SynapseError('target_not_found', `no agent matches "${query.trim()}". ${known}${unread}`, { candidates: entries.map((e) => e.agent_id) });
+}
+
+/**
+ * The agent id a user meant, for records that name an agent (board assignees, lock owners):
+ * a live agent the query names (as `findTarget`) gives its id; when none does, the query
+ * itself is kept, so a name of someone who is not a running agent still works. Ambiguity is
+ * an error, never a guess.
+ */
+export function resolveAgentIdOrName(entries: RegistryEntry[], query: string): string {
+  return findTarget(entries, query)?.agent_id ?? query.trim();
 }

@@ -2,11 +2,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { logsDir, registryDir, type Env } from '../config/paths.js';
+import { logsDir, type Env } from '../config/paths.js';
 import { SynapseError } from '../errors.js';
 import type { RegistryEntry } from '../registry/entry.js';
 import { isPidAlive } from '../registry/liveness.js';
-import { FileRegistry } from '../registry/registry.js';
+import { openRegistry } from '../registry/lookup.js';
 
 const BIN = fileURLToPath(new URL('../../bin/synapse.js', import.meta.url));
 
@@ -31,7 +31,7 @@ export async function launchBackground(opts: { profileArgs: string[]; env: Env; 
   child.unref();
   if (!pid) throw new SynapseError('internal', 'could not start the background agent');
 
-  const registry = new FileRegistry(registryDir(opts.env));
+  const registry = openRegistry(opts.env);
   const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
   while (Date.now() < deadline) {
     const entry = registry.readAll().find((e) => e.pid === pid);

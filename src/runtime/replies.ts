@@ -38,14 +38,28 @@ export class ReplyCoordinator {
   delivered(task: Task): void {
     if (!this.expectsAnswer(task)) return;
     const s = task.metadata.sender ?? {};
-    this.deps.stack.push({
-      sender_id: s.sender_id ?? null,
-      sender_name: s.sender_name ?? null,
-      sender_endpoint: s.sender_endpoint ?? null,
-      task_id: task.id,
-      sender_task_id: typeof task.metadata.sender_task_id === 'string' ? task.metadata.sender_task_id : null,
-      received_at: new Date(this.deps.clock.now()).toISOString(),
-    });
+    this.onStack(() =>
+      this.deps.stack.push({
+        sender_id: s.sender_id ?? null,
+        sender_name: s.sender_name ?? null,
+        sender_endpoint: s.sender_endpoint ?? null,
+        task_id: task.id,
+        sender_task_id: typeof task.metadata.sender_task_id === 'string' ? task.metadata.sender_task_id : null,
+        received_at: new Date(this.deps.clock.now()).toISOString(),
+      }),
+    );
+  }
+
+  /**
+   * A stack write from delivery or a timer: an unreadable stack file (the error names it) is
+   * logged, not thrown into the delivery loop; the task still completes with the CLI's output.
+   */
+  private onStack(write: () => void): void {
+    try {
+      write();
+    } catch (err) {
+      this.deps.log((err as Error).message);
+    }
   }
 
   /** The CLI is idle after the task's turn. */
@@ -64,7 +78,7 @@ export class ReplyCoordinator {
         this.graceTimers.delete(taskId);
         const current = this.deps.tasks.store.get(taskId);
         if (!current || TERMINAL_STATES.has(current.status.state)) return;
-        this.deps.stack.remove(taskId);
+        this.onStack(() => this.deps.stack.remove(taskId));
         this.deps.log(`task ${taskId}: no reply within ${this.deps.graceMs} ms, completing with the CLI output`);
         void this.complete(taskId, output, 'output');
       }, this.deps.graceMs),

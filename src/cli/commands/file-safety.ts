@@ -24,15 +24,15 @@ async function withStore<T>(fn: (s: FileSafetyStore) => T | Promise<T>): Promise
 }
 
 /**
- * Whose lock this is and which process keeps it alive. A registered, live agent (matched by
- * id or name) is recorded by its agent id with the agent's own pid, because the shell an
+ * Whose lock this is and which process keeps it alive. A registered, live agent (named the way
+ * a send target is) is recorded by its agent id with the agent's own pid, because the shell an
  * agent's CLI runs a command in exits right after it. Otherwise the caller's parent process
  * (the shell or program that ran `synapse`) is the owner. `--pid` overrides; `--pid 0` means
  * "no owner process": the lock lives until its TTL or an unlock.
  */
 async function owner(agent: string, pidOption: string | undefined): Promise<{ agent: string; pid: number | null }> {
-  const { findLiveAgent } = await import('../../store/registry-reader.js');
-  const registered = findLiveAgent(process.env, agent.trim());
+  const { findLiveAgent } = await import('../../registry/lookup.js');
+  const registered = findLiveAgent(agent, process.env);
   const id = registered?.agent_id ?? agent.trim();
   if (pidOption !== undefined) {
     if (pidOption.trim() === '0') return { agent: id, pid: null };
@@ -42,8 +42,8 @@ async function owner(agent: string, pidOption: string | undefined): Promise<{ ag
 }
 
 async function canonical(agent: string): Promise<string> {
-  const { findLiveAgent } = await import('../../store/registry-reader.js');
-  return findLiveAgent(process.env, agent.trim())?.agent_id ?? agent.trim();
+  const { agentIdOrName } = await import('../../registry/lookup.js');
+  return agentIdOrName(agent, process.env);
 }
 
 function lockLine(l: FileLock): string {

@@ -82,7 +82,9 @@ function editingFiles(live: RegistryEntry[]): Map<string, string> {
 }
 
 export function listAgents(flags: { json?: boolean }): void {
-  const live = openRegistry().listLive();
+  const { entries: live, problems } = openRegistry().scanLive();
+  // Files that are not entries (corrupt, or another program's) are left alone, and said so.
+  for (const p of problems) process.stderr.write(`skipped registry file ${p.file}: ${p.reason}\n`);
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(live, null, 2)}\n`);
     return;

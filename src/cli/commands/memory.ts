@@ -52,8 +52,8 @@ export function registerMemoryCommands(program: Command): void {
     const result = await withMemory((m) => m.save({ key, content: text, tags: splitList(o.tags), author }));
     let notify: { notified: string[]; failed: string[] } | null = null;
     if (o.notify) {
-      const { notifyAgents, memoryNotice } = await import('../../store/memory-notify.js');
-      notify = await notifyAgents({
+      const [{ notifyPeers }, { memoryNotice }] = await Promise.all([import('../../a2a/peer-notify.js'), import('../../store/memory.js')]);
+      notify = await notifyPeers({
         env: process.env,
         workingDir: projectDir(),
         text: memoryNotice(result.memory.key, result.memory.content, result.memory.author),

@@ -2,18 +2,17 @@ import { requestJson } from '../../a2a/http-json.js';
 import type { Task } from '../../agent-api/task.js';
 import { SynapseError } from '../../errors.js';
 import type { RegistryEntry } from '../../registry/entry.js';
-import { openRegistry } from '../../registry/lookup.js';
+import { liveAgents } from '../../registry/lookup.js';
 import type { ReplyEntry } from '../../registry/reply-stack.js';
 import { resolveSender } from '../../registry/sender.js';
 import { renderTable } from '../table.js';
 
 function self(from: string | undefined): RegistryEntry {
-  const live = openRegistry().listLive();
-  const me = resolveSender(live, { ...(from ? { from } : {}), env: process.env });
+  const me = resolveSender(liveAgents(), { ...(from ? { from } : {}), env: process.env });
   if (!me.entry) {
     throw new SynapseError(
       'usage',
-      me.id ? `agent ${me.id} is not running` : 'synapse reply answers messages sent to an agent: run it from inside an agent session (SYNAPSE_AGENT_ID), or pass --from <agent>',
+      me.id ? `agent ${me.id} is not running (no live agent has that id or name)` : 'synapse reply answers messages sent to an agent: run it from inside an agent session (SYNAPSE_AGENT_ID), or pass --from <agent>',
     );
   }
   return me.entry;
@@ -22,7 +21,8 @@ function self(from: string | undefined): RegistryEntry {
 export async function replyCommand(text: string | undefined, flags: { to?: string; task?: string; list?: boolean; from?: string; json?: boolean }): Promise<void> {
   const me = self(flags.from);
   if (flags.list) {
-    const res = await requestJson<{ entries: ReplyEntry[] }>(`${me.endpoint}/reply-stack/list`);
+    const res = await requestJson<{ entries?: ReplyEntry[]; error?: { code: string; message: string } }>(`${me.endpoint}/reply-stack/list`);
+    if (res.status !== 200) throw new SynapseError('delivery_failed', `cannot list who is waiting: ${res.status} ${res.body.error?.message ?? ''}`);
     const entries = res.body.entries ?? [];
     if (flags.json) process.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
     else if (entries.length === 0) process.stdout.write('nobody is waiting for an answer from you\n');

@@ -7,9 +7,10 @@ import type { Part, ResponseMode, Task } from '../../agent-api/task.js';
 import { loadSettings } from '../../config/settings.js';
 import { SynapseError } from '../../errors.js';
 import type { RegistryEntry } from '../../registry/entry.js';
-import { openRegistry, TYPE_ALIASES } from '../../registry/lookup.js';
+import { liveAgents, openRegistry } from '../../registry/lookup.js';
+import { sameProject } from '../../registry/project.js';
 import { resolveSender } from '../../registry/sender.js';
-import { resolveTarget } from '../../registry/targets.js';
+import { canonicalType, resolveTarget } from '../../registry/targets.js';
 import { ExitRequest } from '../exit.js';
 
 export interface SendFlags {
@@ -148,14 +149,15 @@ export async function sendCommand(targetArg: string, arg: string | undefined, fl
   const mode = defaults.mode ?? responseMode(flags, cwd);
   const timeoutMs = parseTimeoutMs(flags.timeout);
 
-  const live = openRegistry(env).listLive();
-  const target = resolveTarget(live, targetArg, TYPE_ALIASES);
+  const { entries: live, problems } = openRegistry(env).scanLive();
+  const target = resolveTarget(live, targetArg, problems);
   const sender = resolveSender(live, { ...(flags.from ? { from: flags.from } : {}), env });
+  if (sender.warning) process.stderr.write(`warning: ${sender.warning}\n`);
   if (sender.id === target.agent_id) throw new SynapseError('usage', `${label(target)} is you: an agent cannot send a message to itself`);
 
   const senderDir = sender.entry?.working_dir ?? cwd;
-  if (!flags.force && path.resolve(senderDir) !== path.resolve(target.working_dir)) {
-    const here = live.filter((e) => path.resolve(e.working_dir) === path.resolve(senderDir) && e.agent_id !== sender.id);
+  if (!flags.force && !sameProject(senderDir, target.working_dir)) {
+    const here = live.filter((e) => sameProject(e.working_dir, senderDir) && e.agent_id !== sender.id);
     const list = here.length ? `Agents in ${senderDir}:\n  ${here.map(label).join('\n  ')}` : `No agent runs in ${senderDir}; start one there with \`synapse start ${target.agent_type}\`.`;
     throw new SynapseError('working_dir_mismatch', `${label(target)} works in ${target.working_dir}, not in ${senderDir}. ${list}\nUse --force to send anyway.`);
   }
@@ -245,11 +247,12 @@ async function waitForAnswer(target: RegistryEntry, task: Task, timeoutMs: numbe
 export async function broadcastCommand(arg: string | undefined, flags: SendFlags & { type?: string; all?: boolean }): Promise<void> {
   const env = process.env;
   const text = await messageText(arg, flags);
-  const live = openRegistry(env).listLive();
+  const live = liveAgents(env);
   const sender = resolveSender(live, { ...(flags.from ? { from: flags.from } : {}), env });
+  if (sender.warning) process.stderr.write(`warning: ${sender.warning}\n`);
   const dir = path.resolve(sender.entry?.working_dir ?? process.cwd());
-  const type = flags.type ? (TYPE_ALIASES[flags.type] ?? flags.type) : null;
-  const targets = live.filter((e) => e.agent_id !== sender.id && (flags.all || path.resolve(e.working_dir) === dir) && (!type || e.agent_type === type));
+  const type = flags.type ? canonicalType(flags.type) : null;
+  const targets = live.filter((e) => e.agent_id !== sender.id && (flags.all || sameProject(e.working_dir, dir)) && (!type || e.agent_type === type));
   if (targets.length === 0) throw new SynapseError('target_not_found', `no other agent runs ${flags.all ? 'anywhere' : `in ${dir}`}${type ? ` of type ${type}` : ''}`);
   const priority = parsePriority(flags.priority);
   const mode: ResponseMode = flags.notify ? 'notify' : 'silent';

@@ -15,14 +15,14 @@ async function withBoard<T>(fn: (board: TaskBoard, lib: typeof import('../../sto
 }
 
 async function names(): Promise<Map<string, string>> {
-  const { agentNameMap } = await import('../../store/registry-reader.js');
+  const { agentNameMap } = await import('../../registry/lookup.js');
   return agentNameMap(process.env);
 }
 
 /** A registered agent's name becomes its agent id, so the board links to the agent itself. */
 async function canonicalAgent(idOrName: string): Promise<string> {
-  const { findLiveAgent } = await import('../../store/registry-reader.js');
-  return findLiveAgent(process.env, idOrName.trim())?.agent_id ?? idOrName.trim();
+  const { agentIdOrName } = await import('../../registry/lookup.js');
+  return agentIdOrName(idOrName, process.env);
 }
 
 function describe(t: BoardTask, nameMap: Map<string, string>): string {

@@ -4,8 +4,8 @@ import type { Env } from '../../config/paths.js';
 import { isSynapseError, SynapseError } from '../../errors.js';
 import { changesForTask, type FileChange } from '../../store/file-safety.js';
 import { entryFromTask, HistoryStore, type HistoryEntry } from '../../store/history.js';
-import { isPidAlive } from '../../registry/liveness.js';
-import { readRegistry } from '../../store/registry-reader.js';
+import { liveAgents } from '../../registry/lookup.js';
+import { agentsNamed } from '../../registry/targets.js';
 import type { Trace } from './history-format.js';
 
 const LIVE_TIMEOUT_MS = 1500;
@@ -36,15 +36,14 @@ function asTask(body: unknown): Task | null {
  * asked: the registry lists nothing else.
  */
 async function findLive(env: Env, id: string, agent: string | undefined): Promise<HistoryEntry | null> {
-  const agents = readRegistry(env).filter(
-    (a) => a.port !== null && a.pid !== null && isPidAlive(a.pid) && (!agent || a.agent_id === agent || a.name === agent || a.agent_id.split('-')[1] === agent),
-  );
+  const live = liveAgents(env);
+  const agents = agent ? agentsNamed(live, agent) : live;
   const found = await Promise.all(
     agents.map(async (a) => {
       try {
-        const res = await requestJson(`http://127.0.0.1:${a.port}/tasks/${encodeURIComponent(id)}`, { timeoutMs: LIVE_TIMEOUT_MS });
+        const res = await requestJson(`${a.endpoint}/tasks/${encodeURIComponent(id)}`, { timeoutMs: LIVE_TIMEOUT_MS });
         const task = res.status === 200 ? asTask(res.body) : null;
-        return task ? entryFromTask(task, { agent_id: a.agent_id, name: a.name, agent_type: a.agent_id.split('-')[1] ?? 'unknown', working_dir: a.working_dir ?? '' }) : null;
+        return task ? entryFromTask(task, { agent_id: a.agent_id, name: a.name, agent_type: a.agent_type, working_dir: a.working_dir }) : null;
       } catch {
         return null;
       }

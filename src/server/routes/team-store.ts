@@ -5,9 +5,9 @@ import type { Env } from '../../config/paths.js';
 import { SynapseError } from '../../errors.js';
 import { TaskBoard, parseTaskStatus, type NewTask } from '../../store/board.js';
 import { groupTasks, renderBoard, withNames } from '../../store/board-view.js';
-import { SharedMemory } from '../../store/memory.js';
-import { memoryNotice, notifyAgents } from '../../store/memory-notify.js';
-import { agentNameMap } from '../../store/registry-reader.js';
+import { SharedMemory, memoryNotice } from '../../store/memory.js';
+import { notifyPeers } from '../../a2a/peer-notify.js';
+import { agentNameMap } from '../../registry/lookup.js';
 import { parseDuration } from '../../store/duration.js';
 import { sharedMemoryEnabled } from '../../store/settings.js';
 
@@ -117,7 +117,7 @@ export const teamStoreRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> =
     const tags = b.tags === undefined ? [] : Array.isArray(b.tags) ? b.tags : [b.tags];
     const result = notes().save({ key: b.key, content: b.content, tags, author: b.author ?? null });
     const notify = b.notify
-      ? await notifyAgents({
+      ? await notifyPeers({
           env: opts.env,
           workingDir: opts.workingDir,
           text: memoryNotice(result.memory.key, result.memory.content, result.memory.author),

@@ -234,7 +234,12 @@ describe('synapse trace', () => {
     const port = (server.address() as AddressInfo).port;
     const registry = t.env.SYNAPSE_REGISTRY_DIR!;
     fs.mkdirSync(registry, { recursive: true });
-    fs.writeFileSync(path.join(registry, `synapse-echo-${port}.json`), JSON.stringify({ agent_id: `synapse-echo-${port}`, name: 'dave', pid: process.pid, port, working_dir: project }));
+    const now = new Date().toISOString();
+    const agent = {
+      agent_id: `synapse-echo-${port}`, agent_type: 'echo', name: 'dave', role: null, port, pid: process.pid, working_dir: project, endpoint: `http://127.0.0.1:${port}`,
+      status: 'PROCESSING', status_updated_at: now, current_task_preview: null, task_received_at: null, registered_at: now, heartbeat_at: now,
+    };
+    fs.writeFileSync(path.join(registry, `${agent.agent_id}.json`), JSON.stringify(agent));
 
     const tr = await json(['trace', id.slice(0, 8), '--json']);
     expect(tr.source).toBe('live');

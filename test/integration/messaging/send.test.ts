@@ -164,11 +164,45 @@ describe('synapse send / reply / interrupt / broadcast', () => {
     expect(artifactText(task)).toBe('ECHO: A2A: heads up');
     const b = await runCli(['broadcast', 'all hands', '--json'], { env: { ...t.env, SYNAPSE_AGENT_ID: alice.agentId } });
     expect(b.code, b.stderr).toBe(0);
+    expect(b.stderr).not.toContain('warning');
     const receipts = JSON.parse(b.stdout);
     expect(receipts.map((r: any) => r.target).sort()).toEqual([bob.agentId, carol.agentId].sort());
     for (const r of receipts) {
       const ep = r.target === bob.agentId ? bob.endpoint : carol.endpoint;
       expect(artifactText(await waitForTask(ep, r.task_id))).toBe(`ECHO: A2A: [From: alice (${alice.agentId})] all hands`);
     }
+  });
+
+  it('warns on stderr when SYNAPSE_AGENT_ID or --from names no live agent, and still sends', async () => {
+    const bob = await startHeadless('echo', { env: t.env, args: ['--name', 'bob'] });
+    const byEnv = await runCli(['send', 'bob', 'from a ghost', '--notify', '--json'], { env: { ...t.env, SYNAPSE_AGENT_ID: 'synapse-echo-1' } });
+    expect(byEnv.code, byEnv.stderr).toBe(0);
+    expect(byEnv.stderr).toContain('warning: SYNAPSE_AGENT_ID "synapse-echo-1" names no live agent (no running agent has that id or name)');
+    expect((await waitForTask(bob.endpoint, JSON.parse(byEnv.stdout).task_id)).metadata.sender).toEqual({ sender_id: 'synapse-echo-1', sender_name: 'synapse-echo-1' });
+    const byFlag = await runCli(['send', 'bob', 'from a ghost', '--silent', '--from', 'ghost'], { env: t.env });
+    expect(byFlag.code, byFlag.stderr).toBe(0);
+    expect(byFlag.stderr).toContain('warning: --from "ghost" names no live agent');
+    const broadcast = await runCli(['broadcast', 'all hands', '--from', 'ghost', '--json'], { env: t.env });
+    expect(broadcast.code, broadcast.stderr).toBe(0);
+    expect(broadcast.stderr).toContain('warning: --from "ghost" names no live agent');
+    expect(JSON.parse(broadcast.stdout).map((r: any) => r.target)).toEqual([bob.agentId]);
+    const reply = await runCli(['reply', 'an answer', '--from', 'ghost'], { env: t.env });
+    expect(reply.code).toBe(1);
+    expect(reply.stderr).toContain('agent ghost is not running (no live agent has that id or name)');
+  });
+
+  it('names a corrupt reply stack, and a message to that agent still completes with its output', async () => {
+    const bob = await startHeadless('echo', { env: { ...t.env, SYNAPSE_REPLY_GRACE: '0.2' }, args: ['--name', 'bob'] });
+    const stack = path.join(t.env.SYNAPSE_REPLY_TARGET_DIR!, `${bob.agentId}.reply.json`);
+    fs.mkdirSync(path.dirname(stack), { recursive: true });
+    fs.writeFileSync(stack, '[{"task_id": ');
+    const list = await runCli(['reply', '--list'], { env: { ...t.env, SYNAPSE_AGENT_ID: bob.agentId } });
+    expect(list.code).toBe(5);
+    expect(list.stderr).toContain(`the reply stack ${stack} is not JSON`);
+    const r = await runCli(['send', 'bob', 'still there?', '--wait', '--json'], { env: t.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ answer: 'ECHO: A2A: [REPLY EXPECTED] still there?', reply_source: 'output' });
+    expect(bob.output()).toContain(stack);
+    expect(fs.readFileSync(stack, 'utf8')).toBe('[{"task_id": ');
   });
 });

@@ -67,6 +67,31 @@ describe('agent lifecycle and registry', () => {
     expect(readEntry(t.env, a.agentId)).toBeNull();
   });
 
+  it('list and target resolution say which registry files they skipped and why, and leave them in place', async () => {
+    const own = tempHome();
+    try {
+      const dir = own.env.SYNAPSE_REGISTRY_DIR!;
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'broken.json'), '{ half');
+      fs.writeFileSync(path.join(dir, 'synapse-claude-8100.json'), JSON.stringify({ agent_id: 'synapse-claude-8100', agent_type: 'claude', port: 8100, pid: process.pid }));
+      const json = await runCli(['list', '--json'], { env: own.env });
+      expect(json.code, json.stderr).toBe(0);
+      expect(JSON.parse(json.stdout)).toEqual([]);
+      expect(json.stderr).toContain(`skipped registry file ${path.join(dir, 'broken.json')}: not JSON`);
+      expect(json.stderr).toContain(`skipped registry file ${path.join(dir, 'synapse-claude-8100.json')}: not a Synapse registry entry: name is missing`);
+      const table = await runCli(['list'], { env: own.env });
+      expect(table.stdout).toContain('No agents running');
+      expect(table.stderr.split('\n').filter((l) => l.startsWith('skipped registry file'))).toHaveLength(2);
+      const status = await runCli(['status', 'claude'], { env: own.env });
+      expect(status.code).toBe(3);
+      expect(status.stderr).toContain(`no agent matches "claude"`);
+      expect(status.stderr).toContain(`${path.join(dir, 'synapse-claude-8100.json')}: not a Synapse registry entry`);
+      expect(fs.readdirSync(dir).sort()).toEqual(['broken.json', 'synapse-claude-8100.json']);
+    } finally {
+      own.cleanup();
+    }
+  });
+
   it('gives 5 agents started at the same instant 5 distinct ports of the range', async () => {
     const range = await freeRange(10);
     const env = { ...t.env, SYNAPSE_PORT_RANGE_ECHO: `${range.first}-${range.last}` };

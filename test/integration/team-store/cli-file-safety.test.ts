@@ -88,6 +88,15 @@ describe('synapse file-safety', () => {
     expect((await locks())[0]).toMatchObject({ agent_id: 'thief' });
   }, 45_000);
 
+  it('never lets a stale entry (live pid, silent heartbeat) lend its pid to a lock', async () => {
+    const reused = spawn('sleep', ['60']);
+    children.push(reused);
+    const silentSince = new Date(Date.now() - 10 * 60_000).toISOString();
+    registerAgent(project, { agent_id: 'synapse-claude-8100', name: 'alice', pid: reused.pid!, port: 8100, working_dir: project.dir, heartbeat_at: silentSince });
+    await synapse(project, ['file-safety', 'lock', 'x.ts', 'alice']);
+    expect(await locks()).toEqual([expect.objectContaining({ agent_id: 'alice', pid: process.pid })]);
+  });
+
   it("records a registered agent's own pid, so its lock dies with the agent", async () => {
     const agent = spawn('sleep', ['60']);
     children.push(agent);

@@ -92,7 +92,7 @@ export async function killAll(children: ChildProcess[]): Promise<void> {
 }
 
 /** Writes a registry entry the way the runtime does (temp file + rename). */
-export function registerAgent(project: Project, entry: { agent_id: string; name: string | null; pid: number; port: number; working_dir: string }): void {
+export function registerAgent(project: Project, entry: { agent_id: string; name: string | null; pid: number; port: number; working_dir: string; heartbeat_at?: string }): void {
   const full = {
     agent_type: entry.agent_id.split('-')[1] ?? 'echo',
     role: null,

@@ -1,53 +1,119 @@
 import { describe, expect, it } from 'vitest';
-import type { RegistryEntry } from '../../../src/registry/entry.js';
-import { parseRegistryEntry } from '../../../src/registry/entry.js';
-import { resolveTarget } from '../../../src/registry/targets.js';
+import { SynapseError } from '../../../src/errors.js';
+import { checkRegistryEntry } from '../../../src/registry/entry.js';
+import { canonicalType, findTarget, resolveAgentIdOrName, resolveTarget } from '../../../src/registry/targets.js';
+import { entry } from './fixtures.js';
 
-function entry(type: string, port: number, name: string | null = null): RegistryEntry {
-  const now = new Date().toISOString();
-  return {
-    agent_id: `synapse-${type}-${port}`, agent_type: type, name, role: null, port, pid: 1, working_dir: '/w',
-    endpoint: `http://127.0.0.1:${port}`, status: 'READY', status_updated_at: now, current_task_preview: null,
-    task_received_at: null, registered_at: now, heartbeat_at: now, log_file: null, headless: true, synapse_version: 't',
-  };
+function thrown(fn: () => unknown): SynapseError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof SynapseError) return err;
+    throw err;
+  }
+  throw new Error('expected a SynapseError');
 }
-
-const aliases = { dummy: 'echo' };
 
 describe('resolveTarget', () => {
   const agents = [entry('claude', 8100, 'reviewer'), entry('echo', 8190), entry('echo', 8191, 'bob'), entry('codex', 8120)];
 
-  it('prefers a custom name', () => expect(resolveTarget(agents, 'reviewer', aliases).agent_id).toBe('synapse-claude-8100'));
-  it('takes a full id', () => expect(resolveTarget(agents, 'synapse-echo-8191', aliases).name).toBe('bob'));
+  it('prefers a custom name', () => expect(resolveTarget(agents, 'reviewer').agent_id).toBe('synapse-claude-8100'));
+  it('takes a full id', () => expect(resolveTarget(agents, 'synapse-echo-8191').name).toBe('bob'));
   it('takes type-port, also through an alias', () => {
-    expect(resolveTarget(agents, 'echo-8190', aliases).agent_id).toBe('synapse-echo-8190');
-    expect(resolveTarget(agents, 'dummy-8191', aliases).agent_id).toBe('synapse-echo-8191');
+    expect(resolveTarget(agents, 'echo-8190').agent_id).toBe('synapse-echo-8190');
+    expect(resolveTarget(agents, 'dummy-8191').agent_id).toBe('synapse-echo-8191');
   });
   it('takes a bare type only when exactly one runs', () => {
-    expect(resolveTarget(agents, 'codex', aliases).agent_id).toBe('synapse-codex-8120');
-    expect(() => resolveTarget(agents, 'echo', aliases)).toThrowError(/2 echo agents are running[\s\S]*synapse-echo-8190[\s\S]*synapse-echo-8191/);
+    expect(resolveTarget(agents, 'codex').agent_id).toBe('synapse-codex-8120');
+    expect(() => resolveTarget(agents, 'echo')).toThrowError(/2 echo agents are running[\s\S]*synapse-echo-8190[\s\S]*synapse-echo-8191/);
   });
   it('says which agents run when nothing matches', () => {
-    try {
-      resolveTarget(agents, 'gemini', aliases);
-      expect.unreachable();
-    } catch (err: any) {
-      expect(err.code).toBe('target_not_found');
-      expect(err.message).toContain('synapse-claude-8100 (reviewer)');
-    }
+    const err = thrown(() => resolveTarget(agents, 'gemini'));
+    expect(err.code).toBe('target_not_found');
+    expect(err.message).toContain('synapse-claude-8100 (reviewer)');
+    expect(err.details?.candidates).toEqual(agents.map((a) => a.agent_id));
   });
-  it('reports ambiguity between two agents with the same name', () => {
+  it('names the registry files it skipped when nothing matches', () => {
+    const err = thrown(() => resolveTarget(agents, 'gemini', [{ file: '/r/synapse-gemini-8110.json', reason: 'not JSON: Unexpected end' }]));
+    expect(err.code).toBe('target_not_found');
+    expect(err.message).toContain('Registry files skipped (not entries):\n  /r/synapse-gemini-8110.json: not JSON: Unexpected end');
+  });
+  it('reports ambiguity between two agents with the same name, listing both', () => {
     const dup = [entry('echo', 8190, 'x'), entry('claude', 8100, 'x')];
-    expect(() => resolveTarget(dup, 'x', aliases)).toThrowError(/several agents are named "x"/);
+    const err = thrown(() => resolveTarget(dup, 'x'));
+    expect(err.code).toBe('ambiguous_target');
+    expect(err.message).toMatch(/several agents are named "x"[\s\S]*synapse-echo-8190 \(x\)[\s\S]*synapse-claude-8100 \(x\)/);
+    expect(err.details?.candidates).toEqual(['synapse-echo-8190', 'synapse-claude-8100']);
+  });
+  it('reports ambiguity of a bare type with the candidates in the error details', () => {
+    const err = thrown(() => resolveTarget(agents, 'dummy'));
+    expect(err.code).toBe('ambiguous_target');
+    expect(err.details?.candidates).toEqual(['synapse-echo-8190', 'synapse-echo-8191']);
   });
 });
 
-describe('parseRegistryEntry', () => {
+describe('aliases come from the profiles', () => {
+  const agents = [entry('copilot', 8140), entry('opencode', 8130), entry('claude', 8100), entry('codex', 8120), entry('gemini', 8110)];
+
+  it.each([
+    ['copilot-cli', 'synapse-copilot-8140'],
+    ['github-copilot', 'synapse-copilot-8140'],
+    ['opencode-ai', 'synapse-opencode-8130'],
+    ['claude-code', 'synapse-claude-8100'],
+    ['codex-cli', 'synapse-codex-8120'],
+    ['gemini-cli', 'synapse-gemini-8110'],
+    ['Copilot-CLI', 'synapse-copilot-8140'],
+  ])('%s resolves as a bare type', (alias, id) => expect(resolveTarget(agents, alias).agent_id).toBe(id));
+
+  it('resolves an alias in type-port too', () => {
+    expect(resolveTarget(agents, 'copilot-cli-8140').agent_id).toBe('synapse-copilot-8140');
+    expect(resolveTarget(agents, 'opencode-ai-8130').agent_id).toBe('synapse-opencode-8130');
+  });
+
+  it('maps an alias to its profile id and leaves an unknown type as it is', () => {
+    expect(canonicalType('github-copilot')).toBe('copilot');
+    expect(canonicalType('dummy')).toBe('echo');
+    expect(canonicalType('Aider')).toBe('aider');
+  });
+});
+
+describe('findTarget and resolveAgentIdOrName', () => {
+  const agents = [entry('claude', 8100, 'alice'), entry('echo', 8190, 'twin'), entry('echo', 8191, 'twin')];
+
+  it('finds nothing without throwing, and throws on ambiguity', () => {
+    expect(findTarget(agents, 'nobody')).toBeNull();
+    expect(thrown(() => findTarget(agents, 'twin')).code).toBe('ambiguous_target');
+  });
+
+  it('gives the id of the agent a name resolves to, and falls back to the name given otherwise', () => {
+    expect(resolveAgentIdOrName(agents, ' alice ')).toBe('synapse-claude-8100');
+    expect(resolveAgentIdOrName(agents, 'claude')).toBe('synapse-claude-8100');
+    expect(resolveAgentIdOrName(agents, 'carol')).toBe('carol');
+    expect(() => resolveAgentIdOrName(agents, 'twin')).toThrowError(/several agents are named "twin"/);
+  });
+});
+
+const accepted = (raw: unknown) => checkRegistryEntry(raw).entry ?? null;
+
+describe('checkRegistryEntry', () => {
   it('accepts a well-formed entry and rejects malformed ones', () => {
-    expect(parseRegistryEntry(entry('echo', 8190))).not.toBeNull();
-    expect(parseRegistryEntry({ ...entry('echo', 8190), port: '8190' })).toBeNull();
-    expect(parseRegistryEntry({ ...entry('echo', 8190), agent_id: '../etc/passwd' })).toBeNull();
-    expect(parseRegistryEntry({ ...entry('echo', 8190), status: 'HAPPY' })).toBeNull();
-    expect(parseRegistryEntry(null)).toBeNull();
+    expect(accepted(entry('echo', 8190))).not.toBeNull();
+    expect(accepted({ ...entry('echo', 8190), port: '8190' })).toBeNull();
+    expect(accepted({ ...entry('echo', 8190), agent_id: '../etc/passwd' })).toBeNull();
+    expect(accepted({ ...entry('echo', 8190), status: 'HAPPY' })).toBeNull();
+    expect(accepted(null)).toBeNull();
+  });
+
+  it('says why a value is not an entry', () => {
+    expect(checkRegistryEntry([]).problem).toBe('not a JSON object');
+    const { heartbeat_at: _, ...noBeat } = entry('echo', 8190);
+    expect(checkRegistryEntry(noBeat).problem).toBe('not a Synapse registry entry: heartbeat_at is missing');
+    expect(checkRegistryEntry({ ...entry('echo', 8190), port: '8190' }).problem).toBe('not a Synapse registry entry: port is not an integer');
+    expect(checkRegistryEntry({ agent_id: 'x' }).problem).toMatch(/^not a Synapse registry entry: agent_id is not synapse-<type>-<port>, agent_type is missing, name is missing \(\+\d+ more\)$/);
+  });
+
+  it('fills the optional fields an older writer leaves out', () => {
+    const { log_file: _l, headless: _h, synapse_version: _v, ...old } = entry('echo', 8190);
+    expect(accepted(old)).toMatchObject({ log_file: null, headless: false, synapse_version: 'unknown' });
   });
 });

@@ -3,8 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MEMORY_MIGRATIONS, SharedMemory, normalizeTags } from '../../../src/store/memory.js';
-import { memoryNotice } from '../../../src/store/memory-notify.js';
+import { MEMORY_MIGRATIONS, SharedMemory, memoryNotice, normalizeTags } from '../../../src/store/memory.js';
 import { openDatabase } from '../../../src/store/sqlite.js';
 
 let dir: string;
