@@ -3,21 +3,25 @@ import { SynapseError } from './errors.js';
 
 /**
  * Reads a JSON file, telling "absent" from "unreadable": a missing file is `null`; a file that
- * exists but cannot be read or is not JSON throws `SynapseError('invalid_input')` naming the file
- * and saying what to do, so a corrupt file never passes for a missing one.
+ * exists but cannot be read or is not JSON throws `SynapseError('corrupt_file')` with the file
+ * and the reason in its details (`unreadable: …`, `not JSON: …`) and a message that names the
+ * file, so a corrupt file never passes for a missing one. `what` names the file for people
+ * ("the reply stack"); the path follows it.
  */
-export function readJsonFile(file: string): unknown {
+export function readJsonFile(file: string, what = 'file'): unknown {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new SynapseError('invalid_input', `cannot read ${file}: ${(err as Error).message}`, { file });
+    const reason = `unreadable: ${(err as Error).message}`;
+    throw new SynapseError('corrupt_file', `cannot read ${what} ${file}: ${(err as Error).message}`, { file, reason });
   }
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new SynapseError('invalid_input', `${file} is corrupt (not JSON: ${(err as Error).message}); fix it or remove it`, { file });
+    const reason = `not JSON: ${(err as Error).message}`;
+    throw new SynapseError('corrupt_file', `${what} ${file} is not JSON (${(err as Error).message}); fix it or remove it`, { file, reason });
   }
 }
 

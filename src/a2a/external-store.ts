@@ -76,9 +76,9 @@ export class ExternalStore {
 
   /** The agent in `file`; null when there is no such file; a corrupt file throws, naming it. */
   private read(file: string): ExternalAgent | null {
-    const parsed = readJsonFile(file);
+    const parsed = readJsonFile(file, 'external agent file');
     if (parsed === null) return null;
-    if (!isExternalAgent(parsed)) throw new SynapseError('invalid_input', `${file} is corrupt (not an external agent record); fix it or remove it`, { file });
+    if (!isExternalAgent(parsed)) throw new SynapseError('corrupt_file', `external agent file ${file} is not an external agent record; fix it or remove it`, { file });
     return parsed;
   }
 

@@ -14,9 +14,9 @@ const FLOWS = new Set<Flow>(['auto', 'roundtrip', 'oneway']);
 
 /** A settings file's object; null when the file is absent. A corrupt file is an error naming it. */
 function readJson(file: string): Record<string, unknown> | null {
-  const v = readJsonFile(file);
+  const v = readJsonFile(file, 'settings file');
   if (v === null) return null;
-  if (typeof v !== 'object' || Array.isArray(v)) throw new SynapseError('invalid_input', `${file} must hold a JSON object; fix it or remove it`, { file });
+  if (typeof v !== 'object' || Array.isArray(v)) throw new SynapseError('corrupt_file', `settings file ${file} must hold a JSON object; fix it or remove it`, { file });
   return v as Record<string, unknown>;
 }
 

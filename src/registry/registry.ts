@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { SynapseError } from '../errors.js';
+import { readJsonFile } from '../json-file.js';
 import { checkRegistryEntry, type RegistryEntry } from './entry.js';
 import { isEntryAlive } from './liveness.js';
 
@@ -47,19 +48,13 @@ export class FileRegistry {
 
   /** One file: null when it does not exist, a problem when it exists but is not an entry. */
   private readFile(file: string): { entry: RegistryEntry } | { problem: RegistryProblem } | null {
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (err) {
-      if (isEnoent(err)) return null; // gone between the listing and the read: an agent exited
-      return { problem: { file, reason: `unreadable: ${(err as Error).message}` } };
-    }
     let raw: unknown;
     try {
-      raw = JSON.parse(text);
+      raw = readJsonFile(file, 'registry file');
     } catch (err) {
-      return { problem: { file, reason: `not JSON: ${(err as Error).message}` } };
+      return { problem: { file, reason: String((err as SynapseError).details?.reason ?? (err as Error).message) } };
     }
+    if (raw === null) return null; // gone between the listing and the read: an agent exited
     const checked = checkRegistryEntry(raw);
     return checked.entry ? { entry: checked.entry } : { problem: { file, reason: checked.problem } };
   }

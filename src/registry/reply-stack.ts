@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { SynapseError } from '../errors.js';
+import { readJsonFile } from '../json-file.js';
 
 /** Someone waiting for this agent's answer to one delivered message. */
 export interface ReplyEntry {
@@ -33,19 +34,8 @@ export class ReplyStack {
 
   /** Oldest first. No file: nobody is waiting. A file that is not a JSON list: an error naming it. */
   list(): ReplyEntry[] {
-    let text: string;
-    try {
-      text = fs.readFileSync(this.file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw new SynapseError('corrupt_file', `cannot read the reply stack ${this.file}: ${(err as Error).message}`, { file: this.file });
-    }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch (err) {
-      throw new SynapseError('corrupt_file', `the reply stack ${this.file} is not JSON (${(err as Error).message}); move it away or delete it`, { file: this.file });
-    }
+    const raw = readJsonFile(this.file, 'the reply stack');
+    if (raw === null) return [];
     if (!Array.isArray(raw)) throw new SynapseError('corrupt_file', `the reply stack ${this.file} is not a JSON list; move it away or delete it`, { file: this.file });
     return raw.filter(isEntry);
   }

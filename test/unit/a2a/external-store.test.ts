@@ -32,9 +32,9 @@ describe('the external-agent store tells a missing file from a corrupt one', () 
 
   it('a corrupt file says that file is corrupt, not that the agent is unknown', () => {
     fs.writeFileSync(path.join(dir, 'peer.json'), '{ not json');
-    expect(() => store.get('peer')).toThrow(`${path.join(dir, 'peer.json')} is corrupt`);
+    expect(() => store.get('peer')).toThrow(`file ${path.join(dir, 'peer.json')} is not JSON`);
     fs.writeFileSync(path.join(dir, 'peer.json'), '{"alias": 3}');
-    expect(() => store.get('peer')).toThrow(/peer\.json is corrupt \(not an external agent record\)/);
+    expect(() => store.get('peer')).toThrow(/peer\.json is not an external agent record/);
   });
 
   it('a listing keeps the readable agents and names each corrupt file with why', () => {
@@ -42,7 +42,7 @@ describe('the external-agent store tells a missing file from a corrupt one', () 
     fs.writeFileSync(path.join(dir, 'bad.json'), '[');
     const { agents, problems } = store.scan();
     expect(agents.map((a) => a.alias)).toEqual(['good']);
-    expect(problems).toEqual([{ file: path.join(dir, 'bad.json'), error: expect.stringContaining('bad.json is corrupt (not JSON') as string }]);
+    expect(problems).toEqual([{ file: path.join(dir, 'bad.json'), error: expect.stringContaining('bad.json is not JSON') as string }]);
     expect(store.list().map((a) => a.alias)).toEqual(['good']);
   });
 

@@ -33,7 +33,7 @@ describe('settings files: absent is the default, corrupt is an error naming the 
   it('a settings file that is not JSON is an error that names it', () => {
     const file = path.join(project, '.synapse', 'settings.json');
     fs.writeFileSync(file, '{ "a2a": ');
-    expect(() => loadSettings(project, env())).toThrow(`${file} is corrupt (not JSON`);
+    expect(() => loadSettings(project, env())).toThrow(`settings file ${file} is not JSON`);
   });
 
   it('a settings file that holds no object is an error that names it', () => {
