@@ -247,7 +247,7 @@ export interface E2EAgent {
   child: ChildProcess;
   /** Everything the agent printed (its event log). */
   output(): string;
-  /** Timestamped event-log lines (`<ISO time> <agent id> <msg>`). */
+  /** The event log's lines (pino JSON: time, agent id, msg). */
   events(): LogEvent[];
   /** Agent status changes from the log: {at, from, to}. */
   statusChanges(): Array<{ at: number; from: string; to: string }>;
@@ -291,11 +291,14 @@ export async function prepareAgentHome(cli: Cli, mock: MockModelServer, opts: Pi
   return { home, env };
 }
 
+/** The agent's event log: one pino JSON line per event (`{"time":"…","msg":"…",…}`). */
 function parseEvents(out: string): LogEvent[] {
   const events: LogEvent[] = [];
-  for (const line of out.split('\n')) {
-    const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z) \S+ (.*)$/.exec(line);
-    if (m) events.push({ at: Date.parse(m[1]!), msg: m[2]! });
+  // The last line may still be arriving: only whole lines count.
+  for (const line of out.split('\n').slice(0, -1)) {
+    if (!line.startsWith('{')) continue;
+    const rec = JSON.parse(line) as { time?: unknown; msg?: unknown };
+    if (typeof rec.time === 'string' && typeof rec.msg === 'string') events.push({ at: Date.parse(rec.time), msg: rec.msg });
   }
   return events;
 }
