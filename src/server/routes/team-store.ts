@@ -24,30 +24,27 @@ function statuses(value: string | string[] | undefined): ReturnType<typeof parse
 }
 
 /**
- * Task board and shared-memory routes on every agent. Thin: validation by schema, then one
- * store call; errors are SynapseErrors mapped to statuses by the app's error handler. The
- * stores are opened on first use and closed with the app, so an agent in a directory that
- * never uses them creates no files.
+ * Task board and shared-memory routes on every agent, two plugins of one kind: thin, validation
+ * by schema, then one store call; errors are SynapseErrors mapped to statuses by the app's error
+ * handler. Each store is opened on first use and closed with the app, so an agent in a directory
+ * that never uses them creates no files.
  */
 export const teamStoreRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (app, opts) => {
-  const { CreateBodySchema: CreateBody, BoardQuerySchema: BoardQuery, IdParamsSchema: IdParams, AgentBodySchema: AgentBody, FailBodySchema: FailBody, PurgeBodySchema: PurgeBody, MemoryQuerySchema: MemoryQuery, SearchQuerySchema: SearchQuery, KeyParamsSchema: KeyParams, SaveBodySchema: SaveBody, EmptyBodySchema } = await loadSchemas('team-store-schemas');
-  let board: TaskBoard | null = null;
-  let memory: SharedMemory | null = null;
-  const tasks = () => (board ??= TaskBoard.forProject(opts.workingDir));
-  const notes = () => {
-    if (!sharedMemoryEnabled(opts.env)) throw new SynapseError('not_found', 'shared memory is disabled on this agent (SYNAPSE_SHARED_MEMORY_ENABLED is off)');
-    return (memory ??= SharedMemory.forProject(opts.workingDir));
-  };
-  // Claim/complete/reopen/purge may be posted without a body; validate them as `{}`.
-  const emptyBodyIsObject = async (req: { body: unknown }) => {
-    if (req.body === undefined || req.body === null) req.body = {};
-  };
-  app.addHook('onClose', async () => {
-    board?.close();
-    memory?.close();
-  });
+  await app.register(boardRoutes, opts);
+  await app.register(memoryRoutes, opts);
+};
 
-  // ── task board ──────────────────────────────────────────────────────────────────────────
+// Claim/complete/reopen/purge may be posted without a body; validate them as `{}`.
+async function emptyBodyIsObject(req: { body: unknown }): Promise<void> {
+  if (req.body === undefined || req.body === null) req.body = {};
+}
+
+const boardRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (app, opts) => {
+  const { CreateBodySchema: CreateBody, BoardQuerySchema: BoardQuery, IdParamsSchema: IdParams, AgentBodySchema: AgentBody, FailBodySchema: FailBody, PurgeBodySchema: PurgeBody, EmptyBodySchema } =
+    await loadSchemas('team-store-schemas');
+  let board: TaskBoard | null = null;
+  const tasks = () => (board ??= TaskBoard.forProject(opts.workingDir));
+  app.addHook('onClose', async () => board?.close());
 
   app.get('/tasks/board', { schema: { querystring: BoardQuery } }, async (req, reply) => {
     const q = req.query;
@@ -105,8 +102,16 @@ export const teamStoreRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> =
       dryRun: body.dry_run,
     });
   });
+};
 
-  // ── shared memory ───────────────────────────────────────────────────────────────────────
+const memoryRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (app, opts) => {
+  const { MemoryQuerySchema: MemoryQuery, SearchQuerySchema: SearchQuery, KeyParamsSchema: KeyParams, SaveBodySchema: SaveBody } = await loadSchemas('team-store-schemas');
+  let memory: SharedMemory | null = null;
+  const notes = () => {
+    if (!sharedMemoryEnabled(opts.env)) throw new SynapseError('not_found', 'shared memory is disabled on this agent (SYNAPSE_SHARED_MEMORY_ENABLED is off)');
+    return (memory ??= SharedMemory.forProject(opts.workingDir));
+  };
+  app.addHook('onClose', async () => memory?.close());
 
   app.get('/memory', { schema: { querystring: MemoryQuery } }, async (req) => {
     return { memories: notes().list({ tag: req.query.tag, author: req.query.author, limit: req.query.limit }) };
