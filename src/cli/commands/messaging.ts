@@ -19,6 +19,10 @@ Examples:
   git diff | synapse send claude --stdin --wait --timeout 600
   synapse send echo-8190 "hi" --silent --json`;
 
+/**
+ * Declarations only, one block per command: long, but there is no logic in it. Each action loads
+ * send.ts, reply.ts or respond.ts (they import the HTTP client and the registry) and calls it.
+ */
 export function registerMessagingCommands(program: Command): void {
   program
     .command('send')
