@@ -32,3 +32,13 @@ export class ExitRequest extends Error {
     super(`exit ${exitCode}`);
   }
 }
+
+/**
+ * How a command's error ends the process: the line for stderr (none for an `ExitRequest`) and
+ * the exit code. `main` uses it, and so do the in-process command tests.
+ */
+export function exitFor(err: unknown): { code: number; message: string | null } {
+  if (err instanceof ExitRequest) return { code: err.exitCode, message: null };
+  const message = isSynapseError(err) ? err.message : ((err as Error)?.stack ?? String(err));
+  return { code: exitCodeFor(err), message: `synapse: ${message}\n` };
+}

@@ -1,6 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { SynapseError } from '../errors.js';
-import { exitCodeFor, ExitRequest } from './exit.js';
+import { exitFor } from './exit.js';
 import { registerAgentCommands } from './commands/agents.js';
 import { registerExternalCommands } from './commands/external.js';
 import { registerMessagingCommands } from './commands/messaging.js';
@@ -56,12 +55,8 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : 1;
       return;
     }
-    if (err instanceof ExitRequest) {
-      process.exitCode = err.exitCode;
-      return;
-    }
-    const message = err instanceof SynapseError ? err.message : ((err as Error)?.stack ?? String(err));
-    process.stderr.write(`synapse: ${message}\n`);
-    process.exitCode = exitCodeFor(err);
+    const { code, message } = exitFor(err);
+    if (message) process.stderr.write(message);
+    process.exitCode = code;
   }
 }

@@ -1,32 +1,19 @@
-import fs from 'node:fs';
 import type { Command } from 'commander';
 import { SynapseError } from '../../errors.js';
 import { ExitRequest } from '../exit.js';
+import { processIo } from '../io.js';
+import type { RunFlags } from './run-agent.js';
 
-/** `--role TEXT` or `--role @file`. */
-function readRole(role: string | undefined): string | undefined {
-  if (role === undefined || !role.startsWith('@')) return role;
-  const file = role.slice(1);
-  try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch (err) {
-    throw new SynapseError('invalid_input', `cannot read role file ${file}: ${(err as Error).message}`);
-  }
-}
+/*
+ * The agent commands: declarations only. Each action loads the module of its command function
+ * (run-agent.ts, lifecycle.ts, doctor.ts: they import the runtime, the registry, the store) and
+ * calls it with the parsed arguments, the options and the real process as its CommandIo.
+ */
 
 function parsePort(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > 65535) throw new SynapseError('usage', `invalid port "${value}" (1-65535)`);
   return n;
-}
-
-interface RunFlags {
-  name?: string;
-  role?: string;
-  port?: number;
-  host?: string;
-  headless?: boolean;
-  autoApprove?: boolean;
 }
 
 function addAgentOptions(cmd: Command): Command {
@@ -40,6 +27,7 @@ function addAgentOptions(cmd: Command): Command {
     .option('--auto-approve', "turn on the CLI's own auto-approval flag (off by default)");
 }
 
+/** Declarations only, one block per command: long, but there is no logic in it. */
 export function registerAgentCommands(program: Command): void {
   addAgentOptions(program.command('run', { hidden: true }))
     .description('Run an agent CLI in this terminal (same as `synapse <profile>`)')
@@ -55,7 +43,7 @@ Examples:
     )
     .action(async (profileName: string, cliArgs: string[], flags: RunFlags) => {
       const { runForeground } = await import('./run-agent.js');
-      const code = await runForeground(profileName, cliArgs, { ...flags, role: readRole(flags.role) });
+      const code = await runForeground(profileName, cliArgs, flags, processIo());
       // The PTY and server handles are closed, but native handles may linger: leave now.
       process.stdout.write('', () => process.exit(code));
       await new Promise(() => undefined);
@@ -65,9 +53,9 @@ Examples:
     .description('Start an agent in the background (detached; output in ~/.synapse/logs/)')
     .option('--json', 'print the registry entry as JSON')
     .addHelpText('after', '\nExamples:\n  synapse start echo --name alice\n  synapse start claude --role @roles/reviewer.md -- --model sonnet')
-    .action(async (profileName: string, cliArgs: string[], flags: RunFlags & { json?: boolean }) => {
+    .action(async (profileName: string, cliArgs: string[], flags: RunFlags) => {
       const { startBackground } = await import('./run-agent.js');
-      await startBackground(profileName, cliArgs, { ...flags, role: readRole(flags.role) });
+      await startBackground(profileName, cliArgs, flags, processIo());
     });
 
   program
@@ -77,8 +65,8 @@ Examples:
     .option('-t, --timeout <seconds>', 'how long to wait', '10')
     .addHelpText('after', '\nExamples:\n  synapse stop alice\n  synapse stop synapse-echo-8190')
     .action(async (target: string, flags: { timeout: string }) => {
-      const { stopAgent } = await import('./lifecycle.js');
-      await stopAgent(target, { timeoutMs: Number(flags.timeout) * 1000, force: false });
+      const { stopCommand } = await import('./lifecycle.js');
+      await stopCommand(target, flags, processIo());
     });
 
   program
@@ -89,8 +77,8 @@ Examples:
     .option('-t, --timeout <seconds>', 'grace time before SIGTERM', '5')
     .addHelpText('after', '\nExamples:\n  synapse kill alice\n  synapse kill echo-8191 -f')
     .action(async (target: string, flags: { force?: boolean; timeout: string }) => {
-      const { stopAgent } = await import('./lifecycle.js');
-      await stopAgent(target, { timeoutMs: Number(flags.timeout) * 1000, force: flags.force === true, escalate: true });
+      const { killCommand } = await import('./lifecycle.js');
+      await killCommand(target, flags, processIo());
     });
 
   program
@@ -101,7 +89,7 @@ Examples:
     .addHelpText('after', '\nColumns: ID, NAME, TYPE, ROLE, STATUS, CURRENT (task preview), PORT, WORKING_DIR\n\nExample:\n  synapse list --json | jq ".[].agent_id"')
     .action(async (flags: { json?: boolean }) => {
       const { listAgents } = await import('./lifecycle.js');
-      listAgents(flags);
+      listAgents(flags, processIo());
     });
 
   program
@@ -112,7 +100,7 @@ Examples:
     .addHelpText('after', '\nExample:\n  synapse status alice --json')
     .action(async (target: string, flags: { json?: boolean }) => {
       const { agentStatus } = await import('./lifecycle.js');
-      await agentStatus(target, flags);
+      await agentStatus(target, flags, processIo());
     });
 
   program
@@ -125,7 +113,7 @@ Examples:
     .addHelpText('after', '\nExamples:\n  synapse logs alice -f\n  synapse logs alice --screen')
     .action(async (target: string, flags: { lines: string; follow?: boolean; screen?: boolean }) => {
       const { agentLogs } = await import('./lifecycle.js');
-      await agentLogs(target, { lines: Number(flags.lines), follow: flags.follow === true, screen: flags.screen === true });
+      await agentLogs(target, flags, processIo());
     });
 
   program
@@ -134,7 +122,7 @@ Examples:
     .option('--json', 'print JSON (id, aliases, ports, command, available, installed, version, verified_live)')
     .action(async (flags: { json?: boolean }) => {
       const { listProfilesCommand } = await import('./run-agent.js');
-      await listProfilesCommand(flags);
+      await listProfilesCommand(flags, processIo());
     });
 
   program
@@ -143,7 +131,7 @@ Examples:
     .option('--json', 'print JSON')
     .action(async (flags: { json?: boolean }) => {
       const { doctorCommand } = await import('./doctor.js');
-      await doctorCommand(flags);
+      await doctorCommand(flags, processIo());
     });
 
   program

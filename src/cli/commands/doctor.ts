@@ -7,6 +7,7 @@ import { resolveCommand } from '../../runtime/terminal.js';
 import { cliVersion } from '../installed-cli.js';
 import { renderTable } from '../table.js';
 import { ExitRequest } from '../exit.js';
+import type { CommandIo } from '../io.js';
 
 interface Check {
   check: string;
@@ -26,14 +27,14 @@ function portFree(port: number): Promise<boolean> {
 }
 
 /** `synapse doctor`: what is installed, what is free, what to fix. */
-export async function doctorCommand(flags: { json?: boolean }): Promise<void> {
+export async function doctorCommand(flags: { json?: boolean }, io: CommandIo): Promise<void> {
   const checks: Check[] = [];
   const major = Number(process.versions.node.split('.')[0]);
   checks.push({ check: 'node', ok: major >= 20, hard: true, detail: `v${process.versions.node}`, ...(major >= 20 ? {} : { fix: 'install Node.js 20 or newer' }) });
 
   for (const p of listProfiles()) {
     if (p.id === 'echo') continue;
-    const bin = resolveCommand(p.command, process.env.PATH);
+    const bin = resolveCommand(p.command, io.env.PATH);
     const v = bin ? await cliVersion(bin) : null;
     checks.push({
       check: `${p.id} CLI`,
@@ -48,7 +49,7 @@ export async function doctorCommand(flags: { json?: boolean }): Promise<void> {
     checks.push({ check: `${p.id} ports ${p.ports.first}-${p.ports.last}`, ok: free > 0, hard: false, detail: `${free} of ${size} free`, ...(free > 0 ? {} : { fix: `stop an agent (synapse list) or set SYNAPSE_PORT_RANGE_${p.id.toUpperCase()}` }) });
   }
 
-  const dir = registryDir(process.env);
+  const dir = registryDir(io.env);
   let writable = true;
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -70,7 +71,7 @@ export async function doctorCommand(flags: { json?: boolean }): Promise<void> {
     detail: override ? `synapse codex passes -c ${override} so the agent can reach its peers on 127.0.0.1` : 'no network override',
   });
 
-  if (flags.json) process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
-  else process.stdout.write(`${renderTable(['CHECK', 'OK', 'DETAIL', 'FIX'], checks.map((c) => [c.check, c.ok ? 'ok' : c.hard ? 'FAIL' : 'warn', c.detail, c.fix ?? '']))}\n`);
+  if (flags.json) io.out(`${JSON.stringify(checks, null, 2)}\n`);
+  else io.out(`${renderTable(['CHECK', 'OK', 'DETAIL', 'FIX'], checks.map((c) => [c.check, c.ok ? 'ok' : c.hard ? 'FAIL' : 'warn', c.detail, c.fix ?? '']))}\n`);
   if (checks.some((c) => c.hard && !c.ok)) throw new ExitRequest(1);
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { processIo, type CommandIo } from '../io.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -27,11 +28,93 @@ function parseHeaders(pairs: string[] | undefined): Record<string, string> {
   return out;
 }
 
-function print(text: string): void {
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+/** Prints `text` with one trailing newline (JSON and tables alike). */
+function print(io: CommandIo, text: string): void {
+  io.out(text.endsWith('\n') ? text : `${text}\n`);
 }
 
-/** `synapse external …`: the SDK client is heavy, so every action loads its modules itself. */
+/*
+ * One exported function per `synapse external` subcommand, called by commander with the parsed
+ * arguments and options. The SDK client is heavy, so each loads its modules itself.
+ */
+
+/** `synapse external add <url>`: reads and checks the card, keeps it under an alias. */
+export async function addExternalAgent(url: string, flags: { alias?: string; header?: string[]; json?: boolean }, io: CommandIo): Promise<void> {
+  const [{ addExternal }, { ExternalStore, externalDir }, { SynapseError }] = await Promise.all([import('../../a2a/external-client.js'), import('../../a2a/external-store.js'), import('../../errors.js')]);
+  let headers: Record<string, string>;
+  try {
+    headers = parseHeaders(flags.header);
+  } catch (err) {
+    throw new SynapseError('usage', (err as Error).message);
+  }
+  const agent = await addExternal(new ExternalStore(externalDir(io.env)), { url, headers, ...(flags.alias ? { alias: flags.alias } : {}) });
+  if (flags.json) return print(io, JSON.stringify(summary(agent), null, 2));
+  print(io, `added ${agent.alias}: ${agent.name} (A2A ${agent.protocol_version}) from ${agent.card_url}`);
+}
+
+/** `synapse external list`. */
+export async function listExternalAgents(flags: { json?: boolean }, io: CommandIo): Promise<void> {
+  const [{ ExternalStore, externalDir }, { renderTable, preview }] = await Promise.all([import('../../a2a/external-store.js'), import('../table.js')]);
+  const agents = new ExternalStore(externalDir(io.env)).list();
+  if (flags.json) return print(io, JSON.stringify(agents.map((a) => summary(a)), null, 2));
+  if (agents.length === 0) return print(io, 'no external agents; add one with `synapse external add <url>`');
+  print(io, renderTable(['ALIAS', 'NAME', 'A2A', 'URL', 'DESCRIPTION'], agents.map((a) => [a.alias, a.name, a.protocol_version, a.url, preview(a.description, 40)])));
+}
+
+/** `synapse external info <alias>`: bindings, skills, capabilities. */
+export async function externalAgentInfo(alias: string, flags: { json?: boolean }, io: CommandIo): Promise<void> {
+  const [{ ExternalStore, externalDir }, { storedCard }] = await Promise.all([import('../../a2a/external-store.js'), import('../../a2a/external-client.js')]);
+  const agent = new ExternalStore(externalDir(io.env)).get(alias);
+  if (flags.json) return print(io, JSON.stringify({ ...summary(agent), card: agent.card }, null, 2));
+  const card = storedCard(agent);
+  const lines = [
+    `${agent.alias}: ${agent.name} (A2A ${agent.protocol_version})`,
+    agent.description,
+    `card: ${agent.card_url}`,
+    `streaming: ${card.capabilities?.streaming ? 'yes' : 'no'}, push notifications: ${card.capabilities?.pushNotifications ? 'yes' : 'no'}`,
+    'bindings (first is preferred):',
+    ...card.supportedInterfaces.map((i) => `  ${i.protocolBinding} ${i.protocolVersion || '?'}  ${i.url}`),
+    'skills:',
+    ...(card.skills.length ? card.skills.map((s) => `  ${s.id}: ${s.name}${s.description ? ` — ${s.description}` : ''}`) : ['  (none)']),
+    ...(Object.keys(agent.headers).length ? [`headers: ${Object.keys(agent.headers).join(', ')} (values hidden)`] : []),
+  ];
+  print(io, lines.join('\n'));
+}
+
+/** `synapse external remove <alias>`. */
+export async function removeExternalAgent(alias: string, flags: { json?: boolean }, io: CommandIo): Promise<void> {
+  const { ExternalStore, externalDir } = await import('../../a2a/external-store.js');
+  const agent = new ExternalStore(externalDir(io.env)).remove(alias);
+  if (flags.json) return print(io, JSON.stringify(summary(agent), null, 2));
+  print(io, `removed ${agent.alias}`);
+}
+
+export interface ExternalSendFlags {
+  wait?: boolean;
+  stream?: boolean;
+  /** Seconds, as typed (commander's default is '300'). */
+  timeout: string;
+  json?: boolean;
+}
+
+/** `synapse external send <alias> <message>`: returns at once, or waits / streams with a timeout. */
+export async function sendToExternalAgent(alias: string, message: string, flags: ExternalSendFlags, io: CommandIo): Promise<void> {
+  const [{ ExternalStore, externalDir }, { sendExternal }, { SynapseError }] = await Promise.all([import('../../a2a/external-store.js'), import('../../a2a/external-client.js'), import('../../errors.js')]);
+  const seconds = Number(flags.timeout);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new SynapseError('usage', `--timeout wants seconds > 0, got "${flags.timeout}"`);
+  const agent = new ExternalStore(externalDir(io.env)).get(alias);
+  const mode = flags.stream ? 'stream' : flags.wait ? 'wait' : 'return';
+  const result = await sendExternal(agent, message, {
+    mode,
+    ...(mode === 'return' ? {} : { timeoutMs: seconds * 1000 }),
+    ...(mode === 'stream' && !flags.json ? { onEvent: (n) => io.err(`[${n.kind}${n.state ? ` ${n.state}` : ''}]${n.kind === 'artifact' ? '' : n.text ? ` ${n.text}` : ''}\n`) } : {}),
+  });
+  if (flags.json) return print(io, JSON.stringify(result, null, 2));
+  if (mode === 'return') return print(io, `sent to ${agent.alias} via ${result.via}: task ${result.task_id ?? '-'} ${result.state ?? ''}`.trimEnd());
+  print(io, result.text || `(no answer text; task ${result.task_id ?? '-'} is ${result.state ?? 'unknown'})`);
+}
+
+/** `synapse external …`: declarations only; the functions above do the work. */
 export function registerExternalCommands(program: Command): void {
   const external = program.command('external').description('Remote A2A agents: add by URL, list, inspect, send').addHelpText('after', HELP);
 
@@ -42,66 +125,27 @@ export function registerExternalCommands(program: Command): void {
     .option('--alias <alias>', 'name to use it by (default: from the card name)')
     .option('--header <K=V>', 'send this header with every request (repeatable)', collect)
     .option('--json', 'print the stored record')
-    .action(async (url: string, flags: { alias?: string; header?: string[]; json?: boolean }) => {
-      const [{ addExternal }, { ExternalStore, externalDir }, { SynapseError }] = await Promise.all([import('../../a2a/external-client.js'), import('../../a2a/external-store.js'), import('../../errors.js')]);
-      let headers: Record<string, string>;
-      try {
-        headers = parseHeaders(flags.header);
-      } catch (err) {
-        throw new SynapseError('usage', (err as Error).message);
-      }
-      const agent = await addExternal(new ExternalStore(externalDir()), { url, headers, ...(flags.alias ? { alias: flags.alias } : {}) });
-      if (flags.json) return print(JSON.stringify(summary(agent), null, 2));
-      print(`added ${agent.alias}: ${agent.name} (A2A ${agent.protocol_version}) from ${agent.card_url}`);
-    });
+    .action((url: string, flags: { alias?: string; header?: string[]; json?: boolean }) => addExternalAgent(url, flags, processIo()));
 
   external
     .command('list')
     .description('List the external agents')
     .option('--json', 'print JSON')
-    .action(async (flags: { json?: boolean }) => {
-      const [{ ExternalStore, externalDir }, { renderTable, preview }] = await Promise.all([import('../../a2a/external-store.js'), import('../table.js')]);
-      const agents = new ExternalStore(externalDir()).list();
-      if (flags.json) return print(JSON.stringify(agents.map((a) => summary(a)), null, 2));
-      if (agents.length === 0) return print('no external agents; add one with `synapse external add <url>`');
-      print(renderTable(['ALIAS', 'NAME', 'A2A', 'URL', 'DESCRIPTION'], agents.map((a) => [a.alias, a.name, a.protocol_version, a.url, preview(a.description, 40)])));
-    });
+    .action((flags: { json?: boolean }) => listExternalAgents(flags, processIo()));
 
   external
     .command('info')
     .description('Show one external agent: bindings, skills, capabilities')
     .argument('<alias>')
     .option('--json', 'print the stored record with its card')
-    .action(async (alias: string, flags: { json?: boolean }) => {
-      const [{ ExternalStore, externalDir }, { storedCard }] = await Promise.all([import('../../a2a/external-store.js'), import('../../a2a/external-client.js')]);
-      const agent = new ExternalStore(externalDir()).get(alias);
-      if (flags.json) return print(JSON.stringify({ ...summary(agent), card: agent.card }, null, 2));
-      const card = storedCard(agent);
-      const lines = [
-        `${agent.alias}: ${agent.name} (A2A ${agent.protocol_version})`,
-        agent.description,
-        `card: ${agent.card_url}`,
-        `streaming: ${card.capabilities?.streaming ? 'yes' : 'no'}, push notifications: ${card.capabilities?.pushNotifications ? 'yes' : 'no'}`,
-        'bindings (first is preferred):',
-        ...card.supportedInterfaces.map((i) => `  ${i.protocolBinding} ${i.protocolVersion || '?'}  ${i.url}`),
-        'skills:',
-        ...(card.skills.length ? card.skills.map((s) => `  ${s.id}: ${s.name}${s.description ? ` — ${s.description}` : ''}`) : ['  (none)']),
-        ...(Object.keys(agent.headers).length ? [`headers: ${Object.keys(agent.headers).join(', ')} (values hidden)`] : []),
-      ];
-      print(lines.join('\n'));
-    });
+    .action((alias: string, flags: { json?: boolean }) => externalAgentInfo(alias, flags, processIo()));
 
   external
     .command('remove')
     .description('Forget an external agent')
     .argument('<alias>')
     .option('--json', 'print the removed record')
-    .action(async (alias: string, flags: { json?: boolean }) => {
-      const { ExternalStore, externalDir } = await import('../../a2a/external-store.js');
-      const agent = new ExternalStore(externalDir()).remove(alias);
-      if (flags.json) return print(JSON.stringify(summary(agent), null, 2));
-      print(`removed ${agent.alias}`);
-    });
+    .action((alias: string, flags: { json?: boolean }) => removeExternalAgent(alias, flags, processIo()));
 
   external
     .command('send')
@@ -112,21 +156,7 @@ export function registerExternalCommands(program: Command): void {
     .option('--stream', 'stream status and artifact events, then print the answer')
     .option('--timeout <seconds>', 'with --wait/--stream: give up after this long (exit 6)', '300')
     .option('--json', 'print {via, task_id, context_id, state, text}')
-    .action(async (alias: string, message: string, flags: { wait?: boolean; stream?: boolean; timeout: string; json?: boolean }) => {
-      const [{ ExternalStore, externalDir }, { sendExternal }, { SynapseError }] = await Promise.all([import('../../a2a/external-store.js'), import('../../a2a/external-client.js'), import('../../errors.js')]);
-      const seconds = Number(flags.timeout);
-      if (!Number.isFinite(seconds) || seconds <= 0) throw new SynapseError('usage', `--timeout wants seconds > 0, got "${flags.timeout}"`);
-      const agent = new ExternalStore(externalDir()).get(alias);
-      const mode = flags.stream ? 'stream' : flags.wait ? 'wait' : 'return';
-      const result = await sendExternal(agent, message, {
-        mode,
-        ...(mode === 'return' ? {} : { timeoutMs: seconds * 1000 }),
-        ...(mode === 'stream' && !flags.json ? { onEvent: (n) => process.stderr.write(`[${n.kind}${n.state ? ` ${n.state}` : ''}]${n.kind === 'artifact' ? '' : n.text ? ` ${n.text}` : ''}\n`) } : {}),
-      });
-      if (flags.json) return print(JSON.stringify(result, null, 2));
-      if (mode === 'return') return print(`sent to ${agent.alias} via ${result.via}: task ${result.task_id ?? '-'} ${result.state ?? ''}`.trimEnd());
-      print(result.text || `(no answer text; task ${result.task_id ?? '-'} is ${result.state ?? 'unknown'})`);
-    });
+    .action((alias: string, message: string, flags: ExternalSendFlags) => sendToExternalAgent(alias, message, flags, processIo()));
 }
 
 interface Summary {

@@ -1,26 +1,44 @@
 import type { Command } from 'commander';
-import type { FileLock, FileSafetyStore } from '../../store/file-safety.js';
+import type { FileChange, FileLock, FileSafetyStore } from '../../store/file-safety.js';
 import { SynapseError } from '../../errors.js';
 import { ExitRequest } from '../exit.js';
+import { printJson, println, processIo, type CommandIo } from '../io.js';
 import { renderTable } from '../table.js';
-import { examples, parsePositiveInt, print, printJson, projectDir } from './store-cli.js';
+import { examples, parsePositiveInt, projectDir } from './store-cli.js';
 
-async function requireEnabled(): Promise<void> {
+/**
+ * `synapse file-safety …`: one exported function per subcommand, called by commander with the
+ * parsed arguments and options. The store (better-sqlite3) is imported only when one runs.
+ */
+
+async function requireEnabled(env: NodeJS.ProcessEnv): Promise<void> {
   const { fileSafetyEnabled } = await import('../../store/settings.js');
-  if (!fileSafetyEnabled(process.env)) {
+  if (!fileSafetyEnabled(env)) {
     throw new SynapseError('usage', 'file safety is disabled (SYNAPSE_FILE_SAFETY_ENABLED is off); unset it or set it to true to use file-safety commands');
   }
 }
 
-async function withStore<T>(fn: (s: FileSafetyStore) => T | Promise<T>): Promise<T> {
-  await requireEnabled();
+async function withStore<T>(io: CommandIo, fn: (s: FileSafetyStore) => T | Promise<T>): Promise<T> {
+  await requireEnabled(io.env);
   const { FileSafetyStore } = await import('../../store/file-safety.js');
-  const store = FileSafetyStore.forProject(projectDir(), process.env);
+  const store = FileSafetyStore.forProject(projectDir(io), io.env);
   try {
     return await fn(store);
   } finally {
     store.close();
   }
+}
+
+/** The live registered agent an id or a name means, if any. */
+async function registeredAgent(env: NodeJS.ProcessEnv, agent: string): Promise<{ agent_id: string; pid: number | null } | null> {
+  const { findLiveAgent } = await import('../../registry/lookup.js');
+  return findLiveAgent(agent, env);
+}
+
+/** A registered agent's name becomes its agent id; anything else is kept as given (see `resolveAgentIdOrName`). */
+async function canonical(env: NodeJS.ProcessEnv, agent: string): Promise<string> {
+  const { agentIdOrName } = await import('../../registry/lookup.js');
+  return agentIdOrName(agent, env);
 }
 
 /**
@@ -30,26 +48,155 @@ async function withStore<T>(fn: (s: FileSafetyStore) => T | Promise<T>): Promise
  * (the shell or program that ran `synapse`) is the owner. `--pid` overrides; `--pid 0` means
  * "no owner process": the lock lives until its TTL or an unlock.
  */
-async function owner(agent: string, pidOption: string | undefined): Promise<{ agent: string; pid: number | null }> {
-  const { findLiveAgent } = await import('../../registry/lookup.js');
-  const registered = findLiveAgent(agent, process.env);
+async function owner(io: CommandIo, agent: string, pidOption: string | undefined): Promise<{ agent: string; pid: number | null }> {
+  const registered = await registeredAgent(io.env, agent);
   const id = registered?.agent_id ?? agent.trim();
   if (pidOption !== undefined) {
     if (pidOption.trim() === '0') return { agent: id, pid: null };
     return { agent: id, pid: parsePositiveInt(pidOption, '--pid', 2 ** 31 - 1) };
   }
-  return { agent: id, pid: registered?.pid ?? process.ppid };
-}
-
-async function canonical(agent: string): Promise<string> {
-  const { agentIdOrName } = await import('../../registry/lookup.js');
-  return agentIdOrName(agent, process.env);
+  return { agent: id, pid: registered?.pid ?? io.parentPid };
 }
 
 function lockLine(l: FileLock): string {
   return `${l.path}  ${l.agent_id}${l.pid === null ? '' : ` (pid ${l.pid})`}  until ${l.expires_at}${l.intent ? `  ${l.intent}` : ''}`;
 }
 
+function changeTable(rows: FileChange[]): string {
+  return renderTable(
+    ['WHEN', 'TYPE', 'AGENT', 'PATH', 'TASK', 'INTENT'],
+    rows.map((c) => [c.recorded_at, c.change_type, c.agent_id, c.path, c.task_id ?? '-', c.intent ?? '-']),
+  );
+}
+
+export interface LockOptions {
+  intent?: string;
+  /** Durations as typed; commander's defaults are '600', '60' and '2' (bare numbers are seconds). */
+  ttl: string;
+  wait?: boolean;
+  waitTimeout: string;
+  waitInterval: string;
+  pid?: string;
+  json?: boolean;
+}
+
+/** `synapse file-safety lock <path> <agent>`: locks or renews; `--wait` waits for the holder. */
+export async function lockFile(file: string, agent: string, o: LockOptions, io: CommandIo): Promise<void> {
+  const { parseDuration, formatDuration } = await import('../../store/duration.js');
+  const ttlMs = parseDuration(o.ttl, 's', '--ttl');
+  const timeoutMs = parseDuration(o.waitTimeout, 's', '--wait-timeout');
+  const intervalMs = parseDuration(o.waitInterval, 's', '--wait-interval');
+  const who = await owner(io, agent, o.pid);
+  const result = await withStore(io, async (s) => {
+    const req = { path: file, agent: who.agent, pid: who.pid, intent: o.intent, ttlMs };
+    if (!o.wait) return s.lock(req);
+    let told = false;
+    return s.lockWait(req, {
+      timeoutMs,
+      intervalMs,
+      onWait: (holder) => {
+        if (told) return;
+        told = true;
+        io.err(`waiting up to ${formatDuration(timeoutMs)} for ${holder.agent_id} to release ${holder.path}…\n`);
+      },
+    });
+  });
+  if (o.json) return printJson(io, result);
+  if (result.reaped) println(io, `cleared stale lock of ${result.reaped.agent_id}`);
+  println(io, `${result.renewed ? 'renewed' : 'locked'} ${lockLine(result.lock)}`);
+}
+
+/** `synapse file-safety unlock <path> <agent>`: only the owner can. */
+export async function unlockFile(file: string, agent: string, o: { json?: boolean }, io: CommandIo): Promise<void> {
+  const who = await canonical(io.env, agent);
+  const result = await withStore(io, (s) => s.unlock(file, who));
+  if (o.json) return printJson(io, result);
+  println(io, result.released ? `unlocked ${result.path}` : `${result.path} was not locked by ${who} (nothing to do)`);
+}
+
+/** `synapse file-safety locks`: the live locks. */
+export async function listLocks(o: { json?: boolean }, io: CommandIo): Promise<void> {
+  const locks = await withStore(io, (s) => s.locks());
+  if (o.json) return printJson(io, locks);
+  if (locks.length === 0) return println(io, 'No files are locked.');
+  println(
+    io,
+    renderTable(
+      ['PATH', 'AGENT', 'PID', 'EXPIRES', 'INTENT'],
+      locks.map((l) => [l.path, l.agent_id, l.pid === null ? '-' : String(l.pid), l.expires_at, l.intent ?? '-']),
+    ),
+  );
+}
+
+/** `synapse file-safety status`: counts of locks and changes. */
+export async function fileSafetyStatus(o: { json?: boolean }, io: CommandIo): Promise<void> {
+  const st = await withStore(io, (s) => s.status());
+  if (o.json) return printJson(io, st);
+  println(io, `active locks:      ${st.active_locks}`);
+  println(io, `stale locks:       ${st.stale_locks} (removed by the next lock or cleanup)`);
+  for (const [a, n] of Object.entries(st.agents)) println(io, `  ${a}: ${n}`);
+  println(io, `changes recorded:  ${st.changes_total} (${st.changes_last_24h} in the last 24h)`);
+}
+
+/** `synapse file-safety validate <path> <agent>`: exit 0 = allowed, 1 = denied (or unreadable). */
+export async function validateFile(file: string, agent: string, o: { json?: boolean }, io: CommandIo): Promise<void> {
+  const { validateWrite } = await import('../../store/file-safety.js');
+  const who = await canonical(io.env, agent);
+  const verdict = validateWrite(projectDir(io), file, who, io.env);
+  if (o.json) printJson(io, verdict);
+  else println(io, verdict.allowed ? `allowed: ${verdict.path}` : `denied: ${verdict.reason}`);
+  if (!verdict.allowed) throw new ExitRequest(1);
+}
+
+/** `synapse file-safety record <path> <agent> --type …`. */
+export async function recordChange(file: string, agent: string, o: { type: string; intent?: string; task?: string; json?: boolean }, io: CommandIo): Promise<void> {
+  const { CHANGE_TYPES } = await import('../../store/file-safety-schema.js');
+  const type = o.type.trim().toLowerCase();
+  if (!(CHANGE_TYPES as readonly string[]).includes(type)) throw new SynapseError('usage', `--type must be one of ${CHANGE_TYPES.join(', ')}, got '${o.type}'`);
+  const who = await canonical(io.env, agent);
+  const change = await withStore(io, (s) => s.record({ path: file, agent: who, type: type as (typeof CHANGE_TYPES)[number], intent: o.intent, taskId: o.task }));
+  if (o.json) return printJson(io, change);
+  println(io, `recorded ${change.change_type} of ${change.path} by ${change.agent_id}`);
+}
+
+/** `synapse file-safety history <path>`: changes to one file, newest first. */
+export async function fileHistory(file: string, o: { limit: string; json?: boolean }, io: CommandIo): Promise<void> {
+  const limit = parsePositiveInt(o.limit, '--limit');
+  const rows = await withStore(io, (s) => s.history(file, limit));
+  if (o.json) return printJson(io, rows);
+  println(io, rows.length === 0 ? 'No changes recorded for this file.' : changeTable(rows));
+}
+
+/** `synapse file-safety recent`: the latest changes. */
+export async function recentChanges(o: { limit: string; json?: boolean }, io: CommandIo): Promise<void> {
+  const limit = parsePositiveInt(o.limit, '--limit');
+  const rows = await withStore(io, (s) => s.recent(limit));
+  if (o.json) return printJson(io, rows);
+  println(io, rows.length === 0 ? 'No changes recorded yet.' : changeTable(rows));
+}
+
+/** `synapse file-safety cleanup --days N`: old change records and every stale lock. */
+export async function cleanupFileSafety(o: { days: string; json?: boolean }, io: CommandIo): Promise<void> {
+  const days = o.days.trim() === '0' ? 0 : parsePositiveInt(o.days, '--days');
+  const result = await withStore(io, (s) => s.cleanup(days));
+  if (o.json) return printJson(io, result);
+  println(io, `deleted ${result.changes_deleted} change record(s), removed ${result.locks_reaped} stale lock(s)`);
+}
+
+/** `synapse file-safety debug`: where the database is, its health and every lock row, as JSON. */
+export async function fileSafetyDebug(io: CommandIo): Promise<void> {
+  const { fileSafetyDbPath, fileSafetyEnabled } = await import('../../store/settings.js');
+  const env = {
+    SYNAPSE_FILE_SAFETY_ENABLED: io.env.SYNAPSE_FILE_SAFETY_ENABLED ?? null,
+    SYNAPSE_FILE_SAFETY_DB_PATH: io.env.SYNAPSE_FILE_SAFETY_DB_PATH ?? null,
+  };
+  const enabled = fileSafetyEnabled(io.env);
+  if (!enabled) return printJson(io, { enabled, file: fileSafetyDbPath(projectDir(io), io.env), env });
+  const info = await withStore(io, (s) => s.debugInfo());
+  printJson(io, { enabled, env, ...info });
+}
+
+/** Declarations only, one block per subcommand: long, but there is no logic in it. */
 export function registerFileSafetyCommands(program: Command): void {
   const fsCmd = program
     .command('file-safety')
@@ -70,67 +217,20 @@ export function registerFileSafetyCommands(program: Command): void {
       .option('--pid <pid>', 'process whose death releases the lock (default: the agent\'s pid if registered, else the calling shell; 0 = TTL only)')
       .option('--json', 'print the lock as JSON'),
     ['synapse file-safety lock src/db.ts alice --intent "add index" --ttl 15m', 'synapse file-safety lock src/db.ts bob --wait --wait-timeout 2m'],
-  ).action(
-    async (file: string, agent: string, o: { intent?: string; ttl: string; wait?: boolean; waitTimeout: string; waitInterval: string; pid?: string; json?: boolean }) => {
-      const { parseDuration, formatDuration } = await import('../../store/duration.js');
-      const ttlMs = parseDuration(o.ttl, 's', '--ttl');
-      const timeoutMs = parseDuration(o.waitTimeout, 's', '--wait-timeout');
-      const intervalMs = parseDuration(o.waitInterval, 's', '--wait-interval');
-      const who = await owner(agent, o.pid);
-      const result = await withStore(async (s) => {
-        const req = { path: file, agent: who.agent, pid: who.pid, intent: o.intent, ttlMs };
-        if (!o.wait) return s.lock(req);
-        let told = false;
-        return s.lockWait(req, {
-          timeoutMs,
-          intervalMs,
-          onWait: (holder) => {
-            if (told) return;
-            told = true;
-            process.stderr.write(`waiting up to ${formatDuration(timeoutMs)} for ${holder.agent_id} to release ${holder.path}…\n`);
-          },
-        });
-      });
-      if (o.json) return printJson(result);
-      if (result.reaped) print(`cleared stale lock of ${result.reaped.agent_id}`);
-      print(`${result.renewed ? 'renewed' : 'locked'} ${lockLine(result.lock)}`);
-    },
-  );
+  ).action((file: string, agent: string, o: LockOptions) => lockFile(file, agent, o, processIo()));
 
   examples(
     fsCmd.command('unlock').description("Release an agent's lock (only the owner can)").argument('<path>').argument('<agent>').option('--json', 'print as JSON'),
     ['synapse file-safety unlock src/db.ts alice'],
-  ).action(async (file: string, agent: string, o: { json?: boolean }) => {
-    const who = await canonical(agent);
-    const result = await withStore((s) => s.unlock(file, who));
-    if (o.json) return printJson(result);
-    print(result.released ? `unlocked ${result.path}` : `${result.path} was not locked by ${who} (nothing to do)`);
-  });
+  ).action((file: string, agent: string, o: { json?: boolean }) => unlockFile(file, agent, o, processIo()));
 
-  examples(fsCmd.command('locks').description('List the live locks').option('--json', 'print as JSON'), ['synapse file-safety locks --json']).action(
-    async (o: { json?: boolean }) => {
-      const locks = await withStore((s) => s.locks());
-      if (o.json) return printJson(locks);
-      if (locks.length === 0) return print('No files are locked.');
-      print(
-        renderTable(
-          ['PATH', 'AGENT', 'PID', 'EXPIRES', 'INTENT'],
-          locks.map((l) => [l.path, l.agent_id, l.pid === null ? '-' : String(l.pid), l.expires_at, l.intent ?? '-']),
-        ),
-      );
-    },
+  examples(fsCmd.command('locks').description('List the live locks').option('--json', 'print as JSON'), ['synapse file-safety locks --json']).action((o: { json?: boolean }) =>
+    listLocks(o, processIo()),
   );
 
   examples(fsCmd.command('status').description('Counts: live and stale locks, locks per agent, recorded changes').option('--json', 'print as JSON'), [
     'synapse file-safety status',
-  ]).action(async (o: { json?: boolean }) => {
-    const st = await withStore((s) => s.status());
-    if (o.json) return printJson(st);
-    print(`active locks:      ${st.active_locks}`);
-    print(`stale locks:       ${st.stale_locks} (removed by the next lock or cleanup)`);
-    for (const [a, n] of Object.entries(st.agents)) print(`  ${a}: ${n}`);
-    print(`changes recorded:  ${st.changes_total} (${st.changes_last_24h} in the last 24h)`);
-  });
+  ]).action((o: { json?: boolean }) => fileSafetyStatus(o, processIo()));
 
   examples(
     fsCmd
@@ -140,14 +240,7 @@ export function registerFileSafetyCommands(program: Command): void {
       .argument('<agent>')
       .option('--json', 'print the verdict as JSON'),
     ['synapse file-safety validate src/db.ts bob && echo ok-to-write'],
-  ).action(async (file: string, agent: string, o: { json?: boolean }) => {
-    const { validateWrite } = await import('../../store/file-safety.js');
-    const who = await canonical(agent);
-    const verdict = validateWrite(projectDir(), file, who, process.env);
-    if (o.json) printJson(verdict);
-    else print(verdict.allowed ? `allowed: ${verdict.path}` : `denied: ${verdict.reason}`);
-    if (!verdict.allowed) throw new ExitRequest(1);
-  });
+  ).action((file: string, agent: string, o: { json?: boolean }) => validateFile(file, agent, o, processIo()));
 
   examples(
     fsCmd
@@ -160,40 +253,15 @@ export function registerFileSafetyCommands(program: Command): void {
       .option('--task <id>', 'the task the change belongs to (shown by synapse trace)')
       .option('--json', 'print as JSON'),
     ['synapse file-safety record src/db.ts alice --type modify --intent "add index" --task 1a2b3c4d'],
-  ).action(async (file: string, agent: string, o: { type: string; intent?: string; task?: string; json?: boolean }) => {
-    const { CHANGE_TYPES } = await import('../../store/file-safety-schema.js');
-    const type = o.type.trim().toLowerCase();
-    if (!(CHANGE_TYPES as readonly string[]).includes(type)) throw new SynapseError('usage', `--type must be one of ${CHANGE_TYPES.join(', ')}, got '${o.type}'`);
-    const who = await canonical(agent);
-    const change = await withStore((s) => s.record({ path: file, agent: who, type: type as (typeof CHANGE_TYPES)[number], intent: o.intent, taskId: o.task }));
-    if (o.json) return printJson(change);
-    print(`recorded ${change.change_type} of ${change.path} by ${change.agent_id}`);
-  });
-
-  const changeTable = (rows: { recorded_at: string; change_type: string; agent_id: string; path: string; intent: string | null; task_id: string | null }[]) => {
-    return renderTable(
-      ['WHEN', 'TYPE', 'AGENT', 'PATH', 'TASK', 'INTENT'],
-      rows.map((c) => [c.recorded_at, c.change_type, c.agent_id, c.path, c.task_id ?? '-', c.intent ?? '-']),
-    );
-  };
+  ).action((file: string, agent: string, o: { type: string; intent?: string; task?: string; json?: boolean }) => recordChange(file, agent, o, processIo()));
 
   examples(fsCmd.command('history').description('Changes recorded for one file, newest first').argument('<path>').option('--limit <n>', 'at most this many', '50').option('--json', 'print as JSON'), [
     'synapse file-safety history src/db.ts',
-  ]).action(async (file: string, o: { limit: string; json?: boolean }) => {
-    const limit = parsePositiveInt(o.limit, '--limit');
-    const rows = await withStore((s) => s.history(file, limit));
-    if (o.json) return printJson(rows);
-    print(rows.length === 0 ? 'No changes recorded for this file.' : changeTable(rows));
-  });
+  ]).action((file: string, o: { limit: string; json?: boolean }) => fileHistory(file, o, processIo()));
 
   examples(fsCmd.command('recent').description('The latest recorded changes').option('--limit <n>', 'at most this many', '20').option('--json', 'print as JSON'), [
     'synapse file-safety recent --limit 5',
-  ]).action(async (o: { limit: string; json?: boolean }) => {
-    const limit = parsePositiveInt(o.limit, '--limit');
-    const rows = await withStore((s) => s.recent(limit));
-    if (o.json) return printJson(rows);
-    print(rows.length === 0 ? 'No changes recorded yet.' : changeTable(rows));
-  });
+  ]).action((o: { limit: string; json?: boolean }) => recentChanges(o, processIo()));
 
   examples(
     fsCmd
@@ -202,24 +270,9 @@ export function registerFileSafetyCommands(program: Command): void {
       .requiredOption('--days <n>', 'keep the last N days of changes (0 = delete all)')
       .option('--json', 'print as JSON'),
     ['synapse file-safety cleanup --days 30'],
-  ).action(async (o: { days: string; json?: boolean }) => {
-    const days = o.days.trim() === '0' ? 0 : parsePositiveInt(o.days, '--days');
-    const result = await withStore((s) => s.cleanup(days));
-    if (o.json) return printJson(result);
-    print(`deleted ${result.changes_deleted} change record(s), removed ${result.locks_reaped} stale lock(s)`);
-  });
+  ).action((o: { days: string; json?: boolean }) => cleanupFileSafety(o, processIo()));
 
-  examples(fsCmd.command('debug').description('Where the database is, its schema, health, and every lock row with why it is (not) live'), ['synapse file-safety debug']).action(
-    async () => {
-      const { fileSafetyDbPath, fileSafetyEnabled } = await import('../../store/settings.js');
-      const env = {
-        SYNAPSE_FILE_SAFETY_ENABLED: process.env.SYNAPSE_FILE_SAFETY_ENABLED ?? null,
-        SYNAPSE_FILE_SAFETY_DB_PATH: process.env.SYNAPSE_FILE_SAFETY_DB_PATH ?? null,
-      };
-      const enabled = fileSafetyEnabled(process.env);
-      if (!enabled) return printJson({ enabled, file: fileSafetyDbPath(projectDir(), process.env), env });
-      const info = await withStore((s) => s.debugInfo());
-      printJson({ enabled, env, ...info });
-    },
+  examples(fsCmd.command('debug').description('Where the database is, its schema, health, and every lock row with why it is (not) live'), ['synapse file-safety debug']).action(() =>
+    fileSafetyDebug(processIo()),
   );
 }

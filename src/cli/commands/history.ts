@@ -1,18 +1,21 @@
+import path from 'node:path';
 import { Option, type Command } from 'commander';
-import type { HistoryStore } from '../../store/history.js';
+import type { HistoryStats, HistoryStore } from '../../store/history.js';
 import { SynapseError } from '../../errors.js';
 import { ExitRequest } from '../exit.js';
-import { examples, parsePositiveInt, print, printJson, projectDir } from './store-cli.js';
+import { printJson, println, processIo, type CommandIo } from '../io.js';
+import { examples, parsePositiveInt, projectDir } from './store-cli.js';
 
 /**
- * `synapse history …` and `synapse trace`. Store modules (better-sqlite3) are imported inside
- * the actions, so registering these commands costs other commands nothing.
+ * `synapse history …` and `synapse trace`: one exported function per command, called by
+ * commander with the parsed arguments and options. Store modules (better-sqlite3) are imported
+ * inside them, so registering these commands costs other commands nothing.
  */
 
 /** Runs `fn` on the user's history; null when nothing was ever recorded (no file is created). */
-async function withHistory<T>(fn: (h: HistoryStore) => T | Promise<T>): Promise<T | null> {
+async function withHistory<T>(io: CommandIo, fn: (h: HistoryStore) => T | Promise<T>): Promise<T | null> {
   const { HistoryStore } = await import('../../store/history.js');
-  const history = HistoryStore.openExisting(process.env);
+  const history = HistoryStore.openExisting(io.env);
   if (!history) return null;
   try {
     return await fn(history);
@@ -22,9 +25,9 @@ async function withHistory<T>(fn: (h: HistoryStore) => T | Promise<T>): Promise<
 }
 
 /** A note on stderr when recording is off, so an empty or stale history is not a mystery. */
-async function noteIfDisabled(): Promise<void> {
+async function noteIfDisabled(io: CommandIo): Promise<void> {
   const { historyEnabled } = await import('../../store/history.js');
-  if (!historyEnabled(process.env)) process.stderr.write(`note: history recording is off (SYNAPSE_HISTORY_ENABLED=${process.env.SYNAPSE_HISTORY_ENABLED}); agents record nothing new\n`);
+  if (!historyEnabled(io.env)) io.err(`note: history recording is off (SYNAPSE_HISTORY_ENABLED=${io.env.SYNAPSE_HISTORY_ENABLED}); agents record nothing new\n`);
 }
 
 function positiveNumber(value: string, what: string): number {
@@ -33,16 +36,135 @@ function positiveNumber(value: string, what: string): number {
   return n;
 }
 
-async function confirm(question: string): Promise<boolean> {
-  const readline = await import('node:readline/promises');
-  const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
-  } finally {
-    rl.close();
-  }
+const agentFilter = (agent: string | undefined) => (agent ? { agent } : {});
+
+/** `synapse history list`: recent finished tasks, newest first. */
+export async function listHistory(o: { agent?: string; limit: string; json?: boolean }, io: CommandIo): Promise<void> {
+  const limit = parsePositiveInt(o.limit, '--limit', 100_000);
+  const list = (await withHistory(io, (h) => h.list({ agent: o.agent, limit }))) ?? [];
+  if (o.json) return printJson(io, list);
+  await noteIfDisabled(io);
+  if (list.length === 0) return println(io, o.agent ? `No history for agent '${o.agent}'.` : 'No history yet: finished tasks appear here.');
+  const { entryTable } = await import('./history-format.js');
+  println(io, entryTable(list));
 }
 
+/** `synapse history show <id>`: one task in full. */
+export async function showHistory(id: string, o: { agent?: string; json?: boolean }, io: CommandIo): Promise<void> {
+  const entry = await withHistory(io, (h) => h.find(id, agentFilter(o.agent)));
+  if (!entry) throw new SynapseError('task_not_found', `no task '${id}' in the history: nothing has been recorded yet`);
+  if (o.json) return printJson(io, entry);
+  const { describeEntry } = await import('./history-format.js');
+  println(io, describeEntry(entry));
+}
+
+/** `synapse history search <keywords...>`: full text, best match first. */
+export async function searchHistory(keywords: string[], o: { logic: string; agent?: string; limit: string; json?: boolean }, io: CommandIo): Promise<void> {
+  const limit = parsePositiveInt(o.limit, '--limit', 100_000);
+  const logic = o.logic.toUpperCase() as 'AND' | 'OR';
+  const hits = (await withHistory(io, (h) => h.search(keywords, { logic, agent: o.agent, limit }))) ?? [];
+  if (o.json) return printJson(io, hits);
+  if (hits.length === 0) return println(io, `No history matches ${keywords.map((k) => `'${k}'`).join(logic === 'AND' ? ' and ' : ' or ')}.`);
+  const { entryTable } = await import('./history-format.js');
+  println(io, entryTable(hits));
+}
+
+const NO_STATS: HistoryStats = { total: 0, completed: 0, failed: 0, canceled: 0, success_rate: null, median_turn_ms: null, oldest: null, newest: null, db_bytes: 0, agents: [] };
+
+/** `synapse history stats`: totals, success rate and median turn time. */
+export async function historyStats(o: { agent?: string; json?: boolean }, io: CommandIo): Promise<void> {
+  const stats = (await withHistory(io, (h) => h.stats(agentFilter(o.agent)))) ?? NO_STATS;
+  if (o.json) return printJson(io, stats);
+  await noteIfDisabled(io);
+  const { statsText } = await import('./history-format.js');
+  println(io, statsText(stats));
+}
+
+/** `synapse history export`: the whole history, oldest first, as JSON or CSV, to stdout or a file. */
+export async function exportHistory(o: { format: 'json' | 'csv'; json?: boolean; agent?: string; output?: string }, io: CommandIo): Promise<void> {
+  const format = o.json ? 'json' : o.format;
+  const fs = await import('node:fs');
+  const { writeExport } = await import('../../store/history-export.js');
+  const fd = o.output ? fs.openSync(path.resolve(io.cwd, o.output), 'w') : null;
+  // Chunks are gathered to ~64 KiB before each write: far fewer syscalls for a big history.
+  let buffer = '';
+  const flush = () => {
+    if (buffer.length === 0) return;
+    if (fd !== null) fs.writeSync(fd, buffer);
+    else io.out(buffer);
+    buffer = '';
+  };
+  const write = (chunk: string) => {
+    buffer += chunk;
+    if (buffer.length >= 65_536) flush();
+  };
+  let count = 0;
+  try {
+    count = (await withHistory(io, (h) => writeExport(h.iterate(agentFilter(o.agent)), format, write))) ?? writeExport([], format, write);
+    flush();
+  } finally {
+    if (fd !== null) fs.closeSync(fd);
+  }
+  if (o.output) io.err(`exported ${count} entr${count === 1 ? 'y' : 'ies'} to ${o.output}\n`);
+}
+
+export interface HistoryCleanupOptions {
+  days?: string;
+  maxSize?: string;
+  dryRun?: boolean;
+  force?: boolean;
+  json?: boolean;
+}
+
+/**
+ * `synapse history cleanup`: older than --days and/or the oldest until --max-size. Without
+ * --force it asks on a terminal and refuses elsewhere.
+ */
+export async function cleanupHistory(o: HistoryCleanupOptions, io: CommandIo): Promise<void> {
+  if (o.days === undefined && o.maxSize === undefined) throw new SynapseError('usage', 'say what to delete: --days N and/or --max-size MB (add --dry-run to preview)');
+  const days = o.days === undefined ? undefined : positiveNumber(o.days, '--days');
+  const maxBytes = o.maxSize === undefined ? undefined : Math.floor(positiveNumber(o.maxSize, '--max-size') * 1024 * 1024);
+  const result = await withHistory(io, async (h) => {
+    const preview = h.cleanup({ days, maxBytes, dryRun: true });
+    if (o.dryRun || preview.deleted === 0) return preview;
+    if (!o.force) {
+      const total = preview.deleted + preview.remaining;
+      const what = `delete ${preview.deleted} of ${total} history entr${total === 1 ? 'y' : 'ies'}`;
+      if (!io.isTerminal('stdin') || !io.isTerminal('stdout')) {
+        throw new SynapseError('usage', `cleanup would ${what}; not a terminal, so nothing was deleted: re-run with --force to delete, or --dry-run to preview`);
+      }
+      if (!(await io.confirm(`${what[0]!.toUpperCase()}${what.slice(1)}?`))) {
+        io.err('nothing deleted\n');
+        throw new ExitRequest(1);
+      }
+    }
+    return h.cleanup({ days, maxBytes });
+  });
+  if (!result) {
+    if (o.json) return printJson(io, { dry_run: Boolean(o.dryRun), deleted: 0, bytes_before: 0, bytes_after: 0, remaining: 0 });
+    return println(io, 'No history yet: nothing to clean up.');
+  }
+  if (o.json) return printJson(io, result);
+  const mb = (b: number) => `${(b / 1024 / 1024).toFixed(2)} MB`;
+  if (result.deleted === 0) return println(io, `Nothing to delete (${result.remaining} entries, ${mb(result.bytes_before)}).`);
+  println(
+    io,
+    result.dry_run
+      ? `Would delete ${result.deleted} entr${result.deleted === 1 ? 'y' : 'ies'}, keeping ${result.remaining} (about ${mb(result.bytes_before)} → ${mb(result.bytes_after)}).`
+      : `Deleted ${result.deleted} entr${result.deleted === 1 ? 'y' : 'ies'}, kept ${result.remaining} (${mb(result.bytes_before)} → ${mb(result.bytes_after)}).`,
+  );
+}
+
+/** `synapse trace <id>`: a task's whole path, from the history or from the running agents. */
+export async function traceTask(id: string, o: { agent?: string; json?: boolean }, io: CommandIo): Promise<void> {
+  const { gatherTrace } = await import('./trace-lookup.js');
+  const trace = await gatherTrace(id, { env: io.env, projectDir: projectDir(io), ...agentFilter(o.agent) });
+  if (o.json) return printJson(io, trace);
+  const { traceText } = await import('./history-format.js');
+  println(io, traceText(trace));
+}
+
+/** Declarations only, one block per command: long, but there is no logic in it. */
 export function registerHistoryCommands(program: Command): void {
   const history = program
     .command('history')
@@ -57,15 +179,7 @@ export function registerHistoryCommands(program: Command): void {
       .option('--limit <n>', 'at most this many', '50')
       .option('--json', 'print as JSON'),
     ['synapse history list', 'synapse history list --agent claude --limit 10 --json'],
-  ).action(async (o: { agent?: string; limit: string; json?: boolean }) => {
-    const limit = parsePositiveInt(o.limit, '--limit', 100_000);
-    const list = (await withHistory((h) => h.list({ agent: o.agent, limit }))) ?? [];
-    if (o.json) return printJson(list);
-    await noteIfDisabled();
-    if (list.length === 0) return print(o.agent ? `No history for agent '${o.agent}'.` : 'No history yet: finished tasks appear here.');
-    const { entryTable } = await import('./history-format.js');
-    print(entryTable(list));
-  });
+  ).action((o: { agent?: string; limit: string; json?: boolean }) => listHistory(o, processIo()));
 
   examples(
     history
@@ -75,13 +189,7 @@ export function registerHistoryCommands(program: Command): void {
       .option('--agent <agent>', 'pick the entry of this agent when several agents had the task')
       .option('--json', 'print as JSON'),
     ['synapse history show 1a2b3c4d', 'synapse history show 1a2b --json'],
-  ).action(async (id: string, o: { agent?: string; json?: boolean }) => {
-    const entry = await withHistory((h) => h.find(id, o.agent ? { agent: o.agent } : {}));
-    if (!entry) throw new SynapseError('task_not_found', `no task '${id}' in the history: nothing has been recorded yet`);
-    if (o.json) return printJson(entry);
-    const { describeEntry } = await import('./history-format.js');
-    print(describeEntry(entry));
-  });
+  ).action((id: string, o: { agent?: string; json?: boolean }) => showHistory(id, o, processIo()));
 
   examples(
     history
@@ -93,15 +201,7 @@ export function registerHistoryCommands(program: Command): void {
       .option('--limit <n>', 'at most this many', '50')
       .option('--json', 'print as JSON'),
     ['synapse history search migration', 'synapse history search "login form" validation --logic AND --agent alice'],
-  ).action(async (keywords: string[], o: { logic: string; agent?: string; limit: string; json?: boolean }) => {
-    const limit = parsePositiveInt(o.limit, '--limit', 100_000);
-    const logic = o.logic.toUpperCase() as 'AND' | 'OR';
-    const hits = (await withHistory((h) => h.search(keywords, { logic, agent: o.agent, limit }))) ?? [];
-    if (o.json) return printJson(hits);
-    if (hits.length === 0) return print(`No history matches ${keywords.map((k) => `'${k}'`).join(logic === 'AND' ? ' and ' : ' or ')}.`);
-    const { entryTable } = await import('./history-format.js');
-    print(entryTable(hits));
-  });
+  ).action((keywords: string[], o: { logic: string; agent?: string; limit: string; json?: boolean }) => searchHistory(keywords, o, processIo()));
 
   examples(
     history
@@ -110,15 +210,7 @@ export function registerHistoryCommands(program: Command): void {
       .option('--agent <agent>', 'only this agent (id, name or type)')
       .option('--json', 'print as JSON'),
     ['synapse history stats', 'synapse history stats --agent alice --json'],
-  ).action(async (o: { agent?: string; json?: boolean }) => {
-    const stats = (await withHistory((h) => h.stats(o.agent ? { agent: o.agent } : {}))) ?? {
-      total: 0, completed: 0, failed: 0, canceled: 0, success_rate: null, median_turn_ms: null, oldest: null, newest: null, db_bytes: 0, agents: [],
-    };
-    if (o.json) return printJson(stats);
-    await noteIfDisabled();
-    const { statsText } = await import('./history-format.js');
-    print(statsText(stats));
-  });
+  ).action((o: { agent?: string; json?: boolean }) => historyStats(o, processIo()));
 
   examples(
     history
@@ -129,32 +221,7 @@ export function registerHistoryCommands(program: Command): void {
       .option('--agent <agent>', 'only this agent (id, name or type)')
       .option('-o, --output <file>', 'write to this file instead of stdout'),
     ['synapse history export --format csv --output history.csv', 'synapse history export --agent alice > alice.json'],
-  ).action(async (o: { format: 'json' | 'csv'; json?: boolean; agent?: string; output?: string }) => {
-    const format = o.json ? 'json' : o.format;
-    const fs = await import('node:fs');
-    const { writeExport } = await import('../../store/history-export.js');
-    const fd = o.output ? fs.openSync(o.output, 'w') : null;
-    // Chunks are gathered to ~64 KiB before each write: far fewer syscalls for a big history.
-    let buffer = '';
-    const flush = () => {
-      if (buffer.length === 0) return;
-      if (fd !== null) fs.writeSync(fd, buffer);
-      else process.stdout.write(buffer);
-      buffer = '';
-    };
-    const write = (chunk: string) => {
-      buffer += chunk;
-      if (buffer.length >= 65_536) flush();
-    };
-    let count = 0;
-    try {
-      count = (await withHistory((h) => writeExport(h.iterate(o.agent ? { agent: o.agent } : {}), format, write))) ?? writeExport([], format, write);
-      flush();
-    } finally {
-      if (fd !== null) fs.closeSync(fd);
-    }
-    if (o.output) process.stderr.write(`exported ${count} entr${count === 1 ? 'y' : 'ies'} to ${o.output}\n`);
-  });
+  ).action((o: { format: 'json' | 'csv'; json?: boolean; agent?: string; output?: string }) => exportHistory(o, processIo()));
 
   examples(
     history
@@ -166,39 +233,7 @@ export function registerHistoryCommands(program: Command): void {
       .option('--force', 'delete without asking (required when not run in a terminal)')
       .option('--json', 'print the result as JSON'),
     ['synapse history cleanup --days 30 --dry-run', 'synapse history cleanup --days 90 --force', 'synapse history cleanup --max-size 50 --force'],
-  ).action(async (o: { days?: string; maxSize?: string; dryRun?: boolean; force?: boolean; json?: boolean }) => {
-    if (o.days === undefined && o.maxSize === undefined) throw new SynapseError('usage', 'say what to delete: --days N and/or --max-size MB (add --dry-run to preview)');
-    const days = o.days === undefined ? undefined : positiveNumber(o.days, '--days');
-    const maxBytes = o.maxSize === undefined ? undefined : Math.floor(positiveNumber(o.maxSize, '--max-size') * 1024 * 1024);
-    const result = await withHistory(async (h) => {
-      const preview = h.cleanup({ days, maxBytes, dryRun: true });
-      if (o.dryRun || preview.deleted === 0) return preview;
-      if (!o.force) {
-        const total = preview.deleted + preview.remaining;
-        const what = `delete ${preview.deleted} of ${total} history entr${total === 1 ? 'y' : 'ies'}`;
-        if (!process.stdin.isTTY || !process.stdout.isTTY) {
-          throw new SynapseError('usage', `cleanup would ${what}; not a terminal, so nothing was deleted: re-run with --force to delete, or --dry-run to preview`);
-        }
-        if (!(await confirm(`${what[0]!.toUpperCase()}${what.slice(1)}?`))) {
-          process.stderr.write('nothing deleted\n');
-          throw new ExitRequest(1);
-        }
-      }
-      return h.cleanup({ days, maxBytes });
-    });
-    if (!result) {
-      if (o.json) return printJson({ dry_run: Boolean(o.dryRun), deleted: 0, bytes_before: 0, bytes_after: 0, remaining: 0 });
-      return print('No history yet: nothing to clean up.');
-    }
-    if (o.json) return printJson(result);
-    const mb = (b: number) => `${(b / 1024 / 1024).toFixed(2)} MB`;
-    if (result.deleted === 0) return print(`Nothing to delete (${result.remaining} entries, ${mb(result.bytes_before)}).`);
-    print(
-      result.dry_run
-        ? `Would delete ${result.deleted} entr${result.deleted === 1 ? 'y' : 'ies'}, keeping ${result.remaining} (about ${mb(result.bytes_before)} → ${mb(result.bytes_after)}).`
-        : `Deleted ${result.deleted} entr${result.deleted === 1 ? 'y' : 'ies'}, kept ${result.remaining} (${mb(result.bytes_before)} → ${mb(result.bytes_after)}).`,
-    );
-  });
+  ).action((o: HistoryCleanupOptions) => cleanupHistory(o, processIo()));
 
   examples(
     program
@@ -208,11 +243,5 @@ export function registerHistoryCommands(program: Command): void {
       .option('--agent <agent>', 'pick the entry of this agent when several agents had the task')
       .option('--json', 'print as JSON'),
     ['synapse trace 1a2b3c4d', 'synapse trace 1a2b --json'],
-  ).action(async (id: string, o: { agent?: string; json?: boolean }) => {
-    const { gatherTrace } = await import('./trace-lookup.js');
-    const trace = await gatherTrace(id, { env: process.env, projectDir: projectDir(), ...(o.agent ? { agent: o.agent } : {}) });
-    if (o.json) return printJson(trace);
-    const { traceText } = await import('./history-format.js');
-    print(traceText(trace));
-  });
+  ).action((id: string, o: { agent?: string; json?: boolean }) => traceTask(id, o, processIo()));
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { formatLogChunk, formatLogLine } from '../log-lines.js';
 import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { withTaskBoard } from '../../store/board.js';
 import { locksHeldBy } from '../../store/file-safety.js';
 import { boardDbPath } from '../../store/settings.js';
@@ -9,6 +10,7 @@ import { SynapseError } from '../../errors.js';
 import { isPidAlive } from '../../registry/liveness.js';
 import { findAgent, openRegistry } from '../../registry/lookup.js';
 import type { RegistryEntry } from '../../registry/entry.js';
+import type { CommandIo } from '../io.js';
 import { preview, renderTable } from '../table.js';
 
 async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
@@ -33,14 +35,14 @@ function signalAgent(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-export async function stopAgent(target: string, opts: { timeoutMs: number; force: boolean; escalate?: boolean }): Promise<void> {
-  const { entry, registry } = findAgent(target);
+export async function stopAgent(target: string, opts: { timeoutMs: number; force: boolean; escalate?: boolean }, io: CommandIo): Promise<void> {
+  const { entry, registry } = findAgent(target, io.env);
   const label = `${entry.agent_id}${entry.name ? ` (${entry.name})` : ''}`;
   if (opts.force) {
     signalAgent(entry.pid, 'SIGKILL');
     await waitForExit(entry.pid, 2000);
     registry.remove(entry.agent_id);
-    process.stdout.write(`killed ${label}\n`);
+    io.out(`killed ${label}\n`);
     return;
   }
   try {
@@ -50,7 +52,7 @@ export async function stopAgent(target: string, opts: { timeoutMs: number; force
     process.kill(entry.pid, 'SIGTERM');
   }
   if (await waitForExit(entry.pid, opts.timeoutMs)) {
-    process.stdout.write(`stopped ${label}\n`);
+    io.out(`stopped ${label}\n`);
     return;
   }
   if (!opts.escalate) {
@@ -58,21 +60,31 @@ export async function stopAgent(target: string, opts: { timeoutMs: number; force
   }
   signalAgent(entry.pid, 'SIGTERM');
   if (await waitForExit(entry.pid, 3000)) {
-    process.stdout.write(`terminated ${label} (SIGTERM)\n`);
+    io.out(`terminated ${label} (SIGTERM)\n`);
     return;
   }
   signalAgent(entry.pid, 'SIGKILL');
   await waitForExit(entry.pid, 2000);
   registry.remove(entry.agent_id);
-  process.stdout.write(`killed ${label} (SIGKILL after SIGTERM timed out)\n`);
+  io.out(`killed ${label} (SIGKILL after SIGTERM timed out)\n`);
+}
+
+/** `synapse stop <target>`: asks the agent to shut down and waits `--timeout` seconds. */
+export function stopCommand(target: string, flags: { timeout: string }, io: CommandIo): Promise<void> {
+  return stopAgent(target, { timeoutMs: Number(flags.timeout) * 1000, force: false }, io);
+}
+
+/** `synapse kill <target>`: asks, then SIGTERM and SIGKILL to the process group; `-f` kills at once. */
+export function killCommand(target: string, flags: { force?: boolean; timeout: string }, io: CommandIo): Promise<void> {
+  return stopAgent(target, { timeoutMs: Number(flags.timeout) * 1000, force: flags.force === true, escalate: true }, io);
 }
 
 /** The file each agent holds a lock on (first of them, with a count), from its project's store. */
-function editingFiles(live: RegistryEntry[]): Map<string, string> {
+function editingFiles(live: RegistryEntry[], env: NodeJS.ProcessEnv): Map<string, string> {
   const out = new Map<string, string>();
   for (const e of live) {
     try {
-      const locks = locksHeldBy(e.working_dir, e.agent_id);
+      const locks = locksHeldBy(e.working_dir, e.agent_id, env);
       if (locks.length) out.set(e.agent_id, `${path.relative(e.working_dir, locks[0]!.path) || locks[0]!.path}${locks.length > 1 ? ` (+${locks.length - 1})` : ''}`);
     } catch {
       out.set(e.agent_id, '(file-safety db unreadable)');
@@ -81,19 +93,20 @@ function editingFiles(live: RegistryEntry[]): Map<string, string> {
   return out;
 }
 
-export function listAgents(flags: { json?: boolean }): void {
-  const { entries: live, problems } = openRegistry().scanLive();
+/** `synapse list`: the live agents (dead entries are pruned on the way). */
+export function listAgents(flags: { json?: boolean }, io: CommandIo): void {
+  const { entries: live, problems } = openRegistry(io.env).scanLive();
   // Files that are not entries (corrupt, or another program's) are left alone, and said so.
-  for (const p of problems) process.stderr.write(`skipped registry file ${p.file}: ${p.reason}\n`);
+  for (const p of problems) io.err(`skipped registry file ${p.file}: ${p.reason}\n`);
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify(live, null, 2)}\n`);
+    io.out(`${JSON.stringify(live, null, 2)}\n`);
     return;
   }
   if (live.length === 0) {
-    process.stdout.write('No agents running. Start one with `synapse start echo` or `synapse claude`.\n');
+    io.out('No agents running. Start one with `synapse start echo` or `synapse claude`.\n');
     return;
   }
-  const editing = editingFiles(live);
+  const editing = editingFiles(live, io.env);
   const rows = live.map((e: RegistryEntry) => [
     e.agent_id,
     e.name ?? '-',
@@ -105,20 +118,21 @@ export function listAgents(flags: { json?: boolean }): void {
     editing.get(e.agent_id) ?? '-',
     e.working_dir,
   ]);
-  process.stdout.write(`${renderTable(['ID', 'NAME', 'TYPE', 'ROLE', 'STATUS', 'CURRENT', 'PORT', 'EDITING_FILE', 'WORKING_DIR'], rows)}\n`);
+  io.out(`${renderTable(['ID', 'NAME', 'TYPE', 'ROLE', 'STATUS', 'CURRENT', 'PORT', 'EDITING_FILE', 'WORKING_DIR'], rows)}\n`);
 }
 
-export async function agentStatus(target: string, flags: { json?: boolean }): Promise<void> {
-  const { entry } = findAgent(target);
+/** `synapse status <target>`: the registry entry, what the agent says live, its locks and board tasks. */
+export async function agentStatus(target: string, flags: { json?: boolean }, io: CommandIo): Promise<void> {
+  const { entry } = findAgent(target, io.env);
   const res = await requestJson<Record<string, unknown>>(`${entry.endpoint}/status`, { timeoutMs: 5000 });
   const live = res.status === 200 && res.body && typeof res.body === 'object' ? res.body : null;
-  const locks = locksHeldBy(entry.working_dir, entry.agent_id);
+  const locks = locksHeldBy(entry.working_dir, entry.agent_id, io.env);
   const boardTasks = fs.existsSync(boardDbPath(entry.working_dir))
     ? withTaskBoard(entry.working_dir, (b) => b.list({ assignee: [entry.agent_id, ...(entry.name ? [entry.name] : [])], status: ['pending', 'in_progress'] }))
     : [];
   const out = { ...entry, live, locks, board_tasks: boardTasks };
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    io.out(`${JSON.stringify(out, null, 2)}\n`);
     return;
   }
   const lines = [
@@ -135,14 +149,15 @@ export async function agentStatus(target: string, flags: { json?: boolean }): Pr
     `  locks        ${locks.length ? locks.map((l) => `${l.path}${l.intent ? ` (${l.intent})` : ''}`).join(', ') : '-'}`,
     `  board tasks  ${boardTasks.length ? boardTasks.map((t) => `${t.id.slice(0, 8)} ${t.status} ${t.subject}`).join('; ') : '-'}`,
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  io.out(`${lines.join('\n')}\n`);
 }
 
-export async function agentLogs(target: string, opts: { lines: number; follow: boolean; screen: boolean }): Promise<void> {
-  const { entry } = findAgent(target);
-  if (opts.screen) {
+/** `synapse logs <target>`: the last `--lines` of its log (`-f` keeps following), or its screen now. */
+export async function agentLogs(target: string, flags: { lines: string; follow?: boolean; screen?: boolean }, io: CommandIo): Promise<void> {
+  const { entry } = findAgent(target, io.env);
+  if (flags.screen) {
     const res = await requestJson<{ lines: string[] }>(`${entry.endpoint}/screen`, { timeoutMs: 5000 });
-    process.stdout.write(`${(res.body.lines ?? []).join('\n').trimEnd()}\n`);
+    io.out(`${(res.body.lines ?? []).join('\n').trimEnd()}\n`);
     return;
   }
   if (!entry.log_file) throw new SynapseError('not_found', `${entry.agent_id} has no log file`);
@@ -155,9 +170,11 @@ export async function agentLogs(target: string, opts: { lines: number; follow: b
   }
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
-  process.stdout.write(`${lines.slice(-Math.max(1, opts.lines)).map(formatLogLine).join('\n')}\n`);
-  if (!opts.follow) return;
+  io.out(`${lines.slice(-Math.max(1, Number(flags.lines))).map(formatLogLine).join('\n')}\n`);
+  if (!flags.follow) return;
   let offset = Buffer.byteLength(text);
+  // Appends arrive in byte chunks; the decoder holds back a character split between two of them.
+  const decoder = new StringDecoder('utf8');
   await new Promise<void>(() => {
     fs.watchFile(file, { interval: 250 }, (cur) => {
       if (cur.size <= offset) return;
@@ -166,7 +183,7 @@ export async function agentLogs(target: string, opts: { lines: number; follow: b
       fs.readSync(fd, buf, 0, buf.length, offset);
       fs.closeSync(fd);
       offset = cur.size;
-      process.stdout.write(formatLogChunk(buf.toString('utf8')));
+      io.out(formatLogChunk(decoder.write(buf)));
     });
   });
 }

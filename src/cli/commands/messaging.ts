@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { processIo } from '../io.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -18,6 +19,10 @@ Examples:
   git diff | synapse send claude --stdin --wait --timeout 600
   synapse send echo-8190 "hi" --silent --json`;
 
+/**
+ * Declarations only, one block per command: long, but there is no logic in it. Each action loads
+ * send.ts, reply.ts or respond.ts (they import the HTTP client and the registry) and calls it.
+ */
 export function registerMessagingCommands(program: Command): void {
   program
     .command('send')
@@ -39,7 +44,7 @@ export function registerMessagingCommands(program: Command): void {
     .addHelpText('after', SEND_HELP)
     .action(async (target: string, message: string | undefined, flags) => {
       const { sendCommand } = await import('./send.js');
-      await sendCommand(target, message, flags);
+      await sendCommand(target, message, flags, processIo());
     });
 
   program
@@ -54,7 +59,7 @@ export function registerMessagingCommands(program: Command): void {
     .addHelpText('after', '\nExamples:\n  synapse reply "looks good, two nits: …"\n  synapse reply --list\n  synapse reply "done" --to codex\n\nExit 1 with "nobody is waiting for an answer from you" when the stack is empty.')
     .action(async (text: string | undefined, flags) => {
       const { replyCommand } = await import('./reply.js');
-      await replyCommand(text, flags);
+      await replyCommand(text, flags, processIo());
     });
 
   program
@@ -68,7 +73,7 @@ export function registerMessagingCommands(program: Command): void {
     .addHelpText('after', '\nExample:\n  synapse interrupt codex "stop: the tests are red on main"')
     .action(async (target: string, message: string | undefined, flags) => {
       const { sendCommand } = await import('./send.js');
-      await sendCommand(target, message, flags, { priority: 4, mode: 'silent' });
+      await sendCommand(target, message, flags, processIo(), { priority: 4, mode: 'silent' });
     });
 
   program
@@ -81,7 +86,7 @@ export function registerMessagingCommands(program: Command): void {
     .addHelpText('after', '\nThe task shows the dialog in metadata.permission {prompt, choices}. Deny always selects the\ndeny option, never a bare Enter.\n\nExamples:\n  synapse respond claude approve\n  synapse respond codex 3')
     .action(async (target: string, choice: string, flags) => {
       const { respondCommand } = await import('./respond.js');
-      await respondCommand(target, choice, flags);
+      await respondCommand(target, choice, flags, processIo());
     });
 
   program
@@ -99,6 +104,6 @@ export function registerMessagingCommands(program: Command): void {
     .addHelpText('after', '\nExamples:\n  synapse broadcast "main is frozen until 3pm"\n  synapse broadcast "rebase on main" --type claude --all')
     .action(async (message: string | undefined, flags) => {
       const { broadcastCommand } = await import('./send.js');
-      await broadcastCommand(message, flags);
+      await broadcastCommand(message, flags, processIo());
     });
 }

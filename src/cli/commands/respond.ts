@@ -2,10 +2,11 @@ import { requestJson } from '../../a2a/http-json.js';
 import type { Task } from '../../agent-api/task.js';
 import { SynapseError } from '../../errors.js';
 import { findAgent } from '../../registry/lookup.js';
+import type { CommandIo } from '../io.js';
 
 /** `synapse respond <target> <choice>`: answers the approval dialog the target's CLI shows. */
-export async function respondCommand(target: string, choice: string, flags: { task?: string; json?: boolean }): Promise<void> {
-  const { entry } = findAgent(target);
+export async function respondCommand(target: string, choice: string, flags: { task?: string; json?: boolean }, io: CommandIo): Promise<void> {
+  const { entry } = findAgent(target, io.env);
   let taskId = flags.task;
   if (!taskId) {
     const waiting = await requestJson<{ tasks: Task[] }>(`${entry.endpoint}/tasks?state=input-required&limit=2`);
@@ -15,6 +16,6 @@ export async function respondCommand(target: string, choice: string, flags: { ta
   }
   const res = await requestJson<{ task?: Task; choice?: { key: string; label: string }; error?: { message: string } }>(`${entry.endpoint}/tasks/${taskId}/respond`, { body: { choice } });
   if (res.status !== 200 || !res.body.task) throw new SynapseError(res.status === 400 ? 'invalid_input' : 'conflict', res.body.error?.message ?? `respond failed: ${res.status}`);
-  if (flags.json) process.stdout.write(`${JSON.stringify({ task_id: res.body.task.id, choice: res.body.choice })}\n`);
-  else process.stdout.write(`answered "${res.body.choice!.key}. ${res.body.choice!.label}" for task ${res.body.task.id.slice(0, 8)}\n`);
+  if (flags.json) io.out(`${JSON.stringify({ task_id: res.body.task.id, choice: res.body.choice })}\n`);
+  else io.out(`answered "${res.body.choice!.key}. ${res.body.choice!.label}" for task ${res.body.task.id.slice(0, 8)}\n`);
 }

@@ -1,11 +1,15 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { getProfile, listProfiles, reservedRanges } from '../../profiles/index.js';
 import { resolveCommand } from '../../runtime/terminal.js';
 import { SynapseError } from '../../errors.js';
 import { routeConsoleToLog } from '../console-to-log.js';
 import { cliVersion } from '../installed-cli.js';
+import type { CommandIo } from '../io.js';
 import { renderTable } from '../table.js';
 
-interface Flags {
+/** The options of `synapse <profile>` / `synapse run` and `synapse start`, as commander gives them. */
+export interface RunFlags {
   name?: string | undefined;
   role?: string | undefined;
   port?: number | undefined;
@@ -15,6 +19,17 @@ interface Flags {
   autoApprove?: boolean | undefined;
 }
 
+/** `--role TEXT` or `--role @file` (relative to the cwd). */
+function readRole(role: string | undefined, io: CommandIo): string | undefined {
+  if (role === undefined || !role.startsWith('@')) return role;
+  const file = role.slice(1);
+  try {
+    return fs.readFileSync(path.resolve(io.cwd, file), 'utf8').trim();
+  } catch (err) {
+    throw new SynapseError('invalid_input', `cannot read role file ${file}: ${(err as Error).message}`);
+  }
+}
+
 /** The CLI args: `--auto-approve` becomes the CLI's own flag, then the user's `-- args`. */
 function cliArgsFor(profile: ReturnType<typeof getProfile>, cliArgs: string[], autoApprove: boolean | undefined): string[] {
   if (!autoApprove) return cliArgs;
@@ -22,41 +37,43 @@ function cliArgsFor(profile: ReturnType<typeof getProfile>, cliArgs: string[], a
   return [...profile.autoApproveArgs, ...cliArgs];
 }
 
-function checkInstalled(command: string): void {
-  if (!resolveCommand(command, process.env.PATH)) {
+function checkInstalled(command: string, env: NodeJS.ProcessEnv): void {
+  if (!resolveCommand(command, env.PATH)) {
     throw new SynapseError('command_not_found', `"${command}" is not on PATH. Install it first (or fix PATH), then run synapse again.`);
   }
 }
 
 /** `synapse <profile>`: runs until the CLI exits; returns its exit code. */
-export async function runForeground(profileName: string, cliArgs: string[], flags: Flags): Promise<number> {
+export async function runForeground(profileName: string, cliArgs: string[], flags: RunFlags, io: CommandIo): Promise<number> {
+  const role = readRole(flags.role, io);
   const profile = getProfile(profileName);
-  checkInstalled(profile.command);
-  const headless = flags.headless === true || !process.stdin.isTTY || !process.stdout.isTTY;
+  checkInstalled(profile.command, io.env);
+  const headless = flags.headless === true || !io.isTerminal('stdin') || !io.isTerminal('stdout');
   const { startAgent } = await import('../../runtime/agent.js');
   const agent = await startAgent({
     profile,
     headless,
     cliArgs: cliArgsFor(profile, cliArgs, flags.autoApprove),
-    cwd: process.cwd(),
-    env: process.env,
+    cwd: io.cwd,
+    env: io.env,
     ...(flags.name ? { name: flags.name } : {}),
-    ...(flags.role ? { role: flags.role } : {}),
+    ...(role ? { role } : {}),
     ...(flags.port !== undefined ? { port: flags.port } : {}),
     ...(flags.host ? { host: flags.host } : {}),
   });
-  if (headless) process.stdout.write(`${agent.agentId} ready for HTTP on ${agent.endpoint}\n`);
+  if (headless) io.out(`${agent.agentId} ready for HTTP on ${agent.endpoint}\n`);
   else routeConsoleToLog(agent.logger);
   return agent.exited;
 }
 
 /** `synapse start`: validates here (so errors reach this terminal), then detaches. */
-export async function startBackground(profileName: string, cliArgs: string[], flags: Flags): Promise<void> {
+export async function startBackground(profileName: string, cliArgs: string[], flags: RunFlags, io: CommandIo): Promise<void> {
+  const role = readRole(flags.role, io);
   const profile = getProfile(profileName);
-  checkInstalled(profile.command);
+  checkInstalled(profile.command, io.env);
   const args: string[] = [profile.id];
   if (flags.name) args.push('--name', flags.name);
-  if (flags.role) args.push('--role', flags.role);
+  if (role) args.push('--role', role);
   if (flags.port !== undefined) args.push('--port', String(flags.port));
   if (flags.host) args.push('--host', flags.host);
   if (flags.autoApprove) {
@@ -65,18 +82,18 @@ export async function startBackground(profileName: string, cliArgs: string[], fl
   }
   if (cliArgs.length) args.push('--', ...cliArgs);
   const { launchBackground } = await import('../../runtime/launch.js');
-  const { entry, logFile } = await launchBackground({ profileArgs: args, env: process.env, cwd: process.cwd() });
-  if (flags.json) process.stdout.write(`${JSON.stringify(entry, null, 2)}\n`);
-  else process.stdout.write(`started ${entry.agent_id}${entry.name ? ` (${entry.name})` : ''} on ${entry.endpoint}, pid ${entry.pid}\nlog: ${logFile}\n`);
+  const { entry, logFile } = await launchBackground({ profileArgs: args, env: io.env, cwd: io.cwd });
+  if (flags.json) io.out(`${JSON.stringify(entry, null, 2)}\n`);
+  else io.out(`started ${entry.agent_id}${entry.name ? ` (${entry.name})` : ''} on ${entry.endpoint}, pid ${entry.pid}\nlog: ${logFile}\n`);
 }
 
 /** `synapse profiles`: every reserved range, the profile on it, whether its CLI is installed (and which version). */
-export async function listProfilesCommand(flags: { json?: boolean }): Promise<void> {
+export async function listProfilesCommand(flags: { json?: boolean }, io: CommandIo): Promise<void> {
   const shipped = listProfiles();
   const rows = await Promise.all(
     reservedRanges().map(async (r) => {
       const p = shipped.find((s) => s.id === r.id);
-      const bin = p && p.id !== 'echo' ? resolveCommand(p.command, process.env.PATH) : null;
+      const bin = p && p.id !== 'echo' ? resolveCommand(p.command, io.env.PATH) : null;
       const builtIn = p?.id === 'echo';
       return {
         id: r.id,
@@ -91,11 +108,11 @@ export async function listProfilesCommand(flags: { json?: boolean }): Promise<vo
     }),
   );
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    io.out(`${JSON.stringify(rows, null, 2)}\n`);
     return;
   }
   const status = (r: (typeof rows)[number]) => (!r.available ? 'range reserved' : r.command === 'built-in' ? 'built-in' : r.installed ? `installed${r.version ? ` (${r.version})` : ''}` : 'not installed');
-  process.stdout.write(
+  io.out(
     `${renderTable(
       ['PROFILE', 'ALIASES', 'PORTS', 'COMMAND', 'STATUS', 'RULES'],
       rows.map((r) => [r.id, r.aliases.join(',') || '-', r.ports, r.command ?? '-', status(r), !r.available ? '-' : r.verified_live ? 'verified live' : 'not verified live']),

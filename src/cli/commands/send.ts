@@ -12,6 +12,7 @@ import { sameProject } from '../../registry/project.js';
 import { resolveSender } from '../../registry/sender.js';
 import { canonicalType, resolveTarget } from '../../registry/targets.js';
 import { ExitRequest } from '../exit.js';
+import type { CommandIo } from '../io.js';
 
 export interface SendFlags {
   messageFile?: string;
@@ -36,38 +37,28 @@ const MIME: Record<string, string> = {
   '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.pdf': 'application/pdf', '.yaml': 'application/yaml', '.yml': 'application/yaml',
 };
 
-function readStdin(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let data = '';
-    process.stdin.setEncoding('utf8');
-    process.stdin.on('data', (c: string) => (data += c));
-    process.stdin.on('end', () => resolve(data));
-    process.stdin.on('error', reject);
-  });
-}
-
-async function messageText(arg: string | undefined, flags: SendFlags): Promise<string> {
+async function messageText(arg: string | undefined, flags: SendFlags, io: CommandIo): Promise<string> {
   const sources = [arg !== undefined, flags.messageFile !== undefined, flags.stdin === true].filter(Boolean).length;
   if (sources > 1) throw new SynapseError('usage', 'give the message once: as an argument, with --message-file, or with --stdin');
   let text = arg ?? '';
   if (flags.messageFile !== undefined) {
     try {
-      text = fs.readFileSync(flags.messageFile, 'utf8');
+      text = fs.readFileSync(path.resolve(io.cwd, flags.messageFile), 'utf8');
     } catch (err) {
       throw new SynapseError('invalid_input', `cannot read --message-file ${flags.messageFile}: ${(err as Error).message}`);
     }
   }
-  if (flags.stdin) text = await readStdin();
+  if (flags.stdin) text = await io.readStdin();
   if (text.trim() === '') throw new SynapseError('usage', 'the message is empty: give it as an argument, with --message-file F or with --stdin');
   return text;
 }
 
-function attachments(files: string[], env: NodeJS.ProcessEnv): Part[] {
-  const limit = Number(env.SYNAPSE_SEND_MESSAGE_THRESHOLD ?? DEFAULT_ATTACH_LIMIT);
+function attachments(files: string[], io: CommandIo): Part[] {
+  const limit = Number(io.env.SYNAPSE_SEND_MESSAGE_THRESHOLD ?? DEFAULT_ATTACH_LIMIT);
   return files.map((file) => {
     let bytes: Buffer;
     try {
-      bytes = fs.readFileSync(file);
+      bytes = fs.readFileSync(path.resolve(io.cwd, file));
     } catch (err) {
       throw new SynapseError('invalid_input', `cannot read --attach ${file}: ${(err as Error).message}`);
     }
@@ -78,11 +69,11 @@ function attachments(files: string[], env: NodeJS.ProcessEnv): Part[] {
   });
 }
 
-function responseMode(flags: SendFlags, cwd: string): ResponseMode {
+function responseMode(flags: SendFlags, io: CommandIo): ResponseMode {
   const chosen = [flags.wait && 'wait', flags.notify && 'notify', flags.silent && 'silent'].filter(Boolean) as ResponseMode[];
   if (chosen.length > 1) throw new SynapseError('usage', 'choose one of --wait, --notify, --silent');
   if (chosen[0]) return chosen[0];
-  const flow = loadSettings(cwd, process.env).a2a.flow;
+  const flow = loadSettings(io.cwd, io.env).a2a.flow;
   return flow === 'roundtrip' ? 'wait' : flow === 'oneway' ? 'silent' : 'notify';
 }
 
@@ -109,20 +100,20 @@ export function artifactText(task: Task): string {
 }
 
 /** A one-line spinner with elapsed time on stderr, only on a TTY. */
-function spinner(text: string): () => void {
-  if (!process.stderr.isTTY) return () => undefined;
+function spinner(text: string, io: CommandIo): () => void {
+  if (!io.isTerminal('stderr')) return () => undefined;
   const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
   const t0 = Date.now();
   let i = 0;
-  const timer = setInterval(() => process.stderr.write(`\r${frames[i++ % frames.length]} ${text} ${((Date.now() - t0) / 1000).toFixed(1)}s`), 100);
+  const timer = setInterval(() => io.err(`\r${frames[i++ % frames.length]} ${text} ${((Date.now() - t0) / 1000).toFixed(1)}s`), 100);
   return () => {
     clearInterval(timer);
-    process.stderr.write('\r\x1b[2K');
+    io.err('\r\x1b[2K');
   };
 }
 
 /** POSTs the message; a 503 (still starting) is retried honouring Retry-After. */
-async function post(target: RegistryEntry, priority: number, body: unknown, readyDeadline: number): Promise<Task> {
+async function post(target: RegistryEntry, priority: number, body: unknown, readyDeadline: number, io: CommandIo): Promise<Task> {
   let announced = false;
   for (;;) {
     const res = await requestJson<{ task?: Task; error?: { code: string; message: string } }>(`${target.endpoint}/tasks/send-priority?priority=${priority}`, { body, timeoutMs: 10_000 });
@@ -131,7 +122,7 @@ async function post(target: RegistryEntry, priority: number, body: unknown, read
       const retryS = Number(res.headers['retry-after'] ?? 1);
       const waitMs = Math.min(Math.max(retryS, 0.2) * 1000, Math.max(0, readyDeadline - Date.now()));
       if (Date.now() >= readyDeadline) throw new SynapseError('agent_not_ready', `${label(target)} was still not ready to take messages; try again later`);
-      if (!announced) process.stderr.write(`waiting for ${label(target)} to be ready…\n`);
+      if (!announced) io.err(`waiting for ${label(target)} to be ready…\n`);
       announced = true;
       await new Promise((r) => setTimeout(r, waitMs));
       continue;
@@ -140,19 +131,25 @@ async function post(target: RegistryEntry, priority: number, body: unknown, read
   }
 }
 
-export async function sendCommand(targetArg: string, arg: string | undefined, flags: SendFlags, defaults: { priority?: number; mode?: ResponseMode } = {}): Promise<void> {
-  const env = process.env;
-  const text = await messageText(arg, flags);
-  const parts: Part[] = [{ type: 'text', text }, ...attachments(flags.attach ?? [], env)];
+/** The agent this command speaks for: --from, $SYNAPSE_AGENT_ID, or the agent whose terminal runs it. */
+function senderOf(live: RegistryEntry[], from: string | undefined, io: CommandIo): ReturnType<typeof resolveSender> {
+  const sender = resolveSender(live, { ...(from ? { from } : {}), env: io.env, pid: io.parentPid });
+  if (sender.warning) io.err(`warning: ${sender.warning}\n`);
+  return sender;
+}
+
+/** `synapse send <target> [message]` (and `interrupt`, with its own defaults). */
+export async function sendCommand(targetArg: string, arg: string | undefined, flags: SendFlags, io: CommandIo, defaults: { priority?: number; mode?: ResponseMode } = {}): Promise<void> {
+  const text = await messageText(arg, flags, io);
+  const parts: Part[] = [{ type: 'text', text }, ...attachments(flags.attach ?? [], io)];
   const priority = defaults.priority ?? parsePriority(flags.priority);
-  const cwd = process.cwd();
-  const mode = defaults.mode ?? responseMode(flags, cwd);
+  const cwd = io.cwd;
+  const mode = defaults.mode ?? responseMode(flags, io);
   const timeoutMs = parseTimeoutMs(flags.timeout);
 
-  const { entries: live, problems } = openRegistry(env).scanLive();
+  const { entries: live, problems } = openRegistry(io.env).scanLive();
   const target = resolveTarget(live, targetArg, problems);
-  const sender = resolveSender(live, { ...(flags.from ? { from: flags.from } : {}), env });
-  if (sender.warning) process.stderr.write(`warning: ${sender.warning}\n`);
+  const sender = senderOf(live, flags.from, io);
   if (sender.id === target.agent_id) throw new SynapseError('usage', `${label(target)} is you: an agent cannot send a message to itself`);
 
   const senderDir = sender.entry?.working_dir ?? cwd;
@@ -191,31 +188,31 @@ export async function sendCommand(targetArg: string, arg: string | undefined, fl
     },
   };
   const readyDeadline = Date.now() + (timeoutMs ?? READY_WAIT_DEFAULT_MS);
-  const task = await post(target, priority, body, readyDeadline);
+  const task = await post(target, priority, body, readyDeadline, io);
 
   if (mode !== 'wait') {
-    if (flags.json) process.stdout.write(`${JSON.stringify({ task_id: task.id, target: target.agent_id, status: task.status.state, receipt: task.receipt, response_mode: mode })}\n`);
-    else process.stdout.write(`sent to ${label(target)}: task ${task.id.slice(0, 8)} ${task.status.state}${mode === 'notify' && sender.entry ? ' (the answer will arrive in your terminal)' : ''}\n`);
+    if (flags.json) io.out(`${JSON.stringify({ task_id: task.id, target: target.agent_id, status: task.status.state, receipt: task.receipt, response_mode: mode })}\n`);
+    else io.out(`sent to ${label(target)}: task ${task.id.slice(0, 8)} ${task.status.state}${mode === 'notify' && sender.entry ? ' (the answer will arrive in your terminal)' : ''}\n`);
     return;
   }
 
-  const done = await waitForAnswer(target, task, timeoutMs);
+  const done = await waitForAnswer(target, task, timeoutMs, io);
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify({ task_id: done.id, target: target.agent_id, status: done.status.state, receipt: done.receipt, answer: artifactText(done), reply_source: done.metadata.reply_source ?? null })}\n`);
+    io.out(`${JSON.stringify({ task_id: done.id, target: target.agent_id, status: done.status.state, receipt: done.receipt, answer: artifactText(done), reply_source: done.metadata.reply_source ?? null })}\n`);
   } else {
     const answer = artifactText(done);
-    process.stdout.write(answer.endsWith('\n') || answer === '' ? answer : `${answer}\n`);
+    io.out(answer.endsWith('\n') || answer === '' ? answer : `${answer}\n`);
   }
   if (done.status.state !== 'completed') {
-    process.stderr.write(`task ${done.id} ended ${done.status.state}${done.status.message ? `: ${done.status.message}` : ''}\n`);
+    io.err(`task ${done.id} ended ${done.status.state}${done.status.message ? `: ${done.status.message}` : ''}\n`);
     throw new ExitRequest(5);
   }
 }
 
 /** Follows the task over SSE until it is done; Ctrl-C stops waiting, never the task. */
-async function waitForAnswer(target: RegistryEntry, task: Task, timeoutMs: number | null): Promise<Task> {
+async function waitForAnswer(target: RegistryEntry, task: Task, timeoutMs: number | null, io: CommandIo): Promise<Task> {
   const controller = new AbortController();
-  const stop = spinner(`waiting for ${target.name ?? target.agent_id}`);
+  const stop = spinner(`waiting for ${target.name ?? target.agent_id}`, io);
   let outcome = 'done' as 'done' | 'timeout' | 'interrupted';
   let finished = null as Task | null;
   const timer = timeoutMs ? setTimeout(() => ((outcome = 'timeout'), controller.abort()), timeoutMs) : undefined;
@@ -240,17 +237,16 @@ async function waitForAnswer(target: RegistryEntry, task: Task, timeoutMs: numbe
   if (finished) return finished;
   const later = `Fetch the answer later: curl -s ${target.endpoint}/tasks/${task.id}  (or synapse history show ${task.id.slice(0, 8)})`;
   if (outcome === 'timeout') throw new SynapseError('answer_timeout', `no answer from ${label(target)} within ${timeoutMs! / 1000} s; the task goes on. ${later}`);
-  process.stderr.write(`stopped waiting; the task goes on. ${later}\n`);
+  io.err(`stopped waiting; the task goes on. ${later}\n`);
   throw new ExitRequest(130);
 }
 
-export async function broadcastCommand(arg: string | undefined, flags: SendFlags & { type?: string; all?: boolean }): Promise<void> {
-  const env = process.env;
-  const text = await messageText(arg, flags);
-  const live = liveAgents(env);
-  const sender = resolveSender(live, { ...(flags.from ? { from: flags.from } : {}), env });
-  if (sender.warning) process.stderr.write(`warning: ${sender.warning}\n`);
-  const dir = path.resolve(sender.entry?.working_dir ?? process.cwd());
+/** `synapse broadcast [message]`: every other agent in this project (or everywhere with --all). */
+export async function broadcastCommand(arg: string | undefined, flags: SendFlags & { type?: string; all?: boolean }, io: CommandIo): Promise<void> {
+  const text = await messageText(arg, flags, io);
+  const live = liveAgents(io.env);
+  const sender = senderOf(live, flags.from, io);
+  const dir = sender.entry?.working_dir ?? io.cwd;
   const type = flags.type ? canonicalType(flags.type) : null;
   const targets = live.filter((e) => e.agent_id !== sender.id && (flags.all || sameProject(e.working_dir, dir)) && (!type || e.agent_type === type));
   if (targets.length === 0) throw new SynapseError('target_not_found', `no other agent runs ${flags.all ? 'anywhere' : `in ${dir}`}${type ? ` of type ${type}` : ''}`);
@@ -262,14 +258,14 @@ export async function broadcastCommand(arg: string | undefined, flags: SendFlags
         const task = await post(t, priority, {
           message: { role: 'user', parts: [{ type: 'text', text }] },
           metadata: { response_mode: mode, broadcast: true, ...(sender.id ? { sender: { sender_id: sender.id, sender_name: sender.entry?.name ?? sender.id, ...(sender.entry ? { sender_type: sender.entry.agent_type, sender_endpoint: sender.entry.endpoint } : {}) } } : {}) },
-        }, Date.now() + 10_000);
+        }, Date.now() + 10_000, io);
         return { target: t.agent_id, name: t.name, task_id: task.id, status: task.status.state, receipt: task.receipt, error: null };
       } catch (err) {
         return { target: t.agent_id, name: t.name, task_id: null, status: 'failed', receipt: null, error: (err as Error).message };
       }
     }),
   );
-  if (flags.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
-  else for (const r of results) process.stdout.write(r.error ? `${r.target}: FAILED ${r.error}\n` : `${r.target}${r.name ? ` (${r.name})` : ''}: task ${r.task_id!.slice(0, 8)} ${r.status}\n`);
+  if (flags.json) io.out(`${JSON.stringify(results, null, 2)}\n`);
+  else for (const r of results) io.out(r.error ? `${r.target}: FAILED ${r.error}\n` : `${r.target}${r.name ? ` (${r.name})` : ''}: task ${r.task_id!.slice(0, 8)} ${r.status}\n`);
   if (results.some((r) => r.error)) throw new ExitRequest(5);
 }

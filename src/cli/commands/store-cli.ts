@@ -1,6 +1,7 @@
 import os from 'node:os';
 import type { Command } from 'commander';
 import { SynapseError } from '../../errors.js';
+import type { CommandIo } from '../io.js';
 
 /**
  * Small helpers shared by the `tasks`, `file-safety` and `memory` command groups. Nothing here
@@ -8,31 +9,23 @@ import { SynapseError } from '../../errors.js';
  */
 
 /** The project whose `.synapse/` holds the shared store: the cwd, or `SYNAPSE_PROJECT_DIR`. */
-export function projectDir(): string {
-  return process.env.SYNAPSE_PROJECT_DIR || process.cwd();
+export function projectDir(io: CommandIo): string {
+  return io.env.SYNAPSE_PROJECT_DIR || io.cwd;
 }
 
 /**
  * Who is calling: the agent id the runtime puts in its CLI's environment, else a name, else
  * the OS user (a human at a shell).
  */
-export function callerIdentity(): string {
-  const env = process.env;
+export function callerIdentity(env: NodeJS.ProcessEnv): string {
   if (env.SYNAPSE_AGENT_ID) return env.SYNAPSE_AGENT_ID;
   if (env.SYNAPSE_AGENT_NAME) return env.SYNAPSE_AGENT_NAME;
   try {
     return os.userInfo().username || 'user';
   } catch {
+    // userInfo() throws when the uid has no passwd entry (some containers): $USER will do.
     return env.USER || 'user';
   }
-}
-
-export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
-
-export function print(text: string): void {
-  process.stdout.write(`${text}\n`);
 }
 
 /** Adds the "Examples:" block every command's --help shows. */

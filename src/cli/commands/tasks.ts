@@ -1,12 +1,18 @@
 import { Option, type Command } from 'commander';
 import type { BoardTask, TaskBoard, TaskGroupField } from '../../store/board.js';
 import { SynapseError } from '../../errors.js';
-import { callerIdentity, examples, parsePositiveInt, print, printJson, projectDir, splitList } from './store-cli.js';
+import { printJson, println, processIo, type CommandIo } from '../io.js';
+import { callerIdentity, examples, parsePositiveInt, projectDir, splitList } from './store-cli.js';
+
+/**
+ * `synapse tasks …`: one exported function per subcommand, called by commander with the parsed
+ * arguments and options. The board module (better-sqlite3) is imported only when one runs.
+ */
 
 /** Opens the board (loading better-sqlite3 only now), runs `fn`, closes it. */
-async function withBoard<T>(fn: (board: TaskBoard, lib: typeof import('../../store/board.js')) => T | Promise<T>): Promise<T> {
+async function withBoard<T>(io: CommandIo, fn: (board: TaskBoard, lib: typeof import('../../store/board.js')) => T | Promise<T>): Promise<T> {
   const lib = await import('../../store/board.js');
-  const board = lib.TaskBoard.forProject(projectDir());
+  const board = lib.TaskBoard.forProject(projectDir(io));
   try {
     return await fn(board, lib);
   } finally {
@@ -14,15 +20,15 @@ async function withBoard<T>(fn: (board: TaskBoard, lib: typeof import('../../sto
   }
 }
 
-async function names(): Promise<Map<string, string>> {
+async function names(env: NodeJS.ProcessEnv): Promise<Map<string, string>> {
   const { agentNameMap } = await import('../../registry/lookup.js');
-  return agentNameMap(process.env);
+  return agentNameMap(env);
 }
 
 /** A registered agent's name becomes its agent id, so the board links to the agent itself. */
-async function canonicalAgent(idOrName: string): Promise<string> {
+async function canonicalAgent(env: NodeJS.ProcessEnv, idOrName: string): Promise<string> {
   const { agentIdOrName } = await import('../../registry/lookup.js');
-  return agentIdOrName(idOrName, process.env);
+  return agentIdOrName(idOrName, env);
 }
 
 function describe(t: BoardTask, nameMap: Map<string, string>): string {
@@ -56,6 +62,160 @@ function summary(t: BoardTask): string {
   return `${t.id.slice(0, 8)}  ${t.status}  "${t.subject}"`;
 }
 
+export interface CreateTaskOptions {
+  description?: string;
+  /** 1-5, as typed (commander's default is '3'). */
+  priority: string;
+  blockedBy?: string[];
+  group?: string;
+  groupTitle?: string;
+  component?: string;
+  milestone?: string;
+  ref?: string;
+  json?: boolean;
+}
+
+/** `synapse tasks create <subject>`. */
+export async function createTask(subject: string, o: CreateTaskOptions, io: CommandIo): Promise<void> {
+  const priority = parsePositiveInt(o.priority, '--priority', 5);
+  if (o.groupTitle && !o.group) throw new SynapseError('usage', '--group-title needs --group');
+  const task = await withBoard(io, (b) =>
+    b.create({
+      subject,
+      description: o.description,
+      priority,
+      blocked_by: splitList(o.blockedBy),
+      group_id: o.group,
+      group_title: o.groupTitle,
+      component: o.component,
+      milestone: o.milestone,
+      external_ref: o.ref,
+      created_by: callerIdentity(io.env),
+    }),
+  );
+  if (o.json) return printJson(io, task);
+  println(io, `created ${summary(task)}${task.blocked ? ` (blocked by ${task.blocked_by.map((b) => b.slice(0, 8)).join(', ')})` : ''}`);
+  println(io, task.id);
+}
+
+export interface ListTasksOptions {
+  status?: string;
+  assignee?: string;
+  component?: string;
+  milestone?: string;
+  verbose?: boolean;
+  groupBy?: TaskGroupField;
+  /** 'table' (commander's default) or 'json'. */
+  format: string;
+  json?: boolean;
+}
+
+/** `synapse tasks list`. */
+export async function listTasks(o: ListTasksOptions, io: CommandIo): Promise<void> {
+  const { parseTaskStatus } = await import('../../store/board.js');
+  const view = await import('../../store/board-view.js');
+  const nameMap = await names(io.env);
+  const status = splitList(o.status).map(parseTaskStatus);
+  let assignee: string[] | undefined;
+  if (o.assignee) {
+    const a = o.assignee.trim();
+    assignee = [a, ...[...nameMap].filter(([, name]) => name === a).map(([id]) => id)];
+  }
+  const list = await withBoard(io, (b) => b.list({ status, assignee, component: o.component, milestone: o.milestone }));
+  if (o.json || o.format === 'json') {
+    const shown = list.map((t) => view.withNames(t, nameMap));
+    if (!o.groupBy) return printJson(io, shown);
+    return printJson(io, {
+      group_by: o.groupBy,
+      groups: view.groupTasks(list, o.groupBy).map((g) => ({ key: g.key, title: g.title, tasks: g.tasks.map((t) => view.withNames(t, nameMap)) })),
+    });
+  }
+  println(io, view.renderBoard(list, nameMap, { groupBy: o.groupBy, verbose: o.verbose }));
+}
+
+/** `synapse tasks show <id>`: the task, what blocks it and what waits for it. */
+export async function showTask(id: string, o: { json?: boolean }, io: CommandIo): Promise<void> {
+  const nameMap = await names(io.env);
+  const { task, blockers, dependants } = await withBoard(io, (b) => {
+    const t = b.get(id);
+    return { task: t, blockers: b.blockers(t.id), dependants: b.dependants(t.id) };
+  });
+  if (o.json) return printJson(io, { task, blockers, dependants });
+  println(io, describe(task, nameMap));
+  if (task.blocked_by.length > 0) {
+    println(io, `\nblocked by (${blockers.length} unfinished of ${task.blocked_by.length}):`);
+    for (const d of task.blocked_by) {
+      const open = blockers.find((b) => b.id === d);
+      println(io, `  ${d.slice(0, 8)}  ${open ? open.status : 'completed'}${open ? `  "${open.subject}"` : ''}`);
+    }
+  }
+  if (dependants.length > 0) {
+    println(io, '\nwaiting for this task:');
+    for (const d of dependants) println(io, `  ${summary(d)}`);
+  }
+}
+
+/** `synapse tasks assign <id> <agent>`. */
+export async function assignTask(id: string, agent: string, o: { json?: boolean }, io: CommandIo): Promise<void> {
+  const who = await canonicalAgent(io.env, agent);
+  const task = await withBoard(io, (b) => b.assign(id, who));
+  if (o.json) return printJson(io, task);
+  println(io, `assigned ${summary(task)} to ${agent}${who !== agent ? ` (${who})` : ''}`);
+}
+
+/** `synapse tasks claim <id>`: exactly one claimer wins. */
+export async function claimTask(id: string, o: { as?: string; json?: boolean }, io: CommandIo): Promise<void> {
+  const who = await canonicalAgent(io.env, o.as ?? callerIdentity(io.env));
+  const task = await withBoard(io, (b) => b.claim(id, who));
+  if (o.json) return printJson(io, task);
+  println(io, `claimed ${summary(task)} as ${who}`);
+}
+
+/** `synapse tasks complete <id>`: prints the tasks it unblocked. */
+export async function completeTask(id: string, o: { json?: boolean }, io: CommandIo): Promise<void> {
+  const by = await canonicalAgent(io.env, callerIdentity(io.env));
+  const result = await withBoard(io, (b) => b.complete(id, { by }));
+  if (o.json) return printJson(io, result);
+  println(io, `completed ${summary(result.task)}`);
+  for (const u of result.unblocked) println(io, `  unblocked ${summary(u)}`);
+}
+
+/** `synapse tasks fail <id> --reason <text>`. */
+export async function failTask(id: string, o: { reason: string; json?: boolean }, io: CommandIo): Promise<void> {
+  const task = await withBoard(io, (b) => b.fail(id, o.reason));
+  if (o.json) return printJson(io, task);
+  println(io, `failed ${summary(task)}: ${task.fail_reason}`);
+}
+
+/** `synapse tasks reopen <id>`. */
+export async function reopenTask(id: string, o: { json?: boolean }, io: CommandIo): Promise<void> {
+  const task = await withBoard(io, (b) => b.reopen(id));
+  if (o.json) return printJson(io, task);
+  println(io, `reopened ${summary(task)}`);
+}
+
+export interface PurgeTasksOptions {
+  /** Comma-separated statuses (commander's default is 'completed'). */
+  status: string;
+  olderThan?: string;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+/** `synapse tasks purge`: finished tasks go, unless an unfinished task still waits for them. */
+export async function purgeTasks(o: PurgeTasksOptions, io: CommandIo): Promise<void> {
+  const { parseTaskStatus } = await import('../../store/board.js');
+  const { parseDuration } = await import('../../store/duration.js');
+  const statuses = splitList(o.status).map(parseTaskStatus);
+  const olderThanMs = o.olderThan === undefined ? undefined : parseDuration(o.olderThan, 'd', '--older-than');
+  const result = await withBoard(io, (b) => b.purge({ statuses, olderThanMs, dryRun: o.dryRun }));
+  if (o.json) return printJson(io, result);
+  println(io, `${result.dry_run ? 'would purge' : 'purged'} ${result.purged.length} task(s)`);
+  for (const t of result.purged) println(io, `  ${summary(t)}`);
+  for (const s of result.skipped) println(io, `  kept ${summary(s.task)}: ${s.waiting.map((w) => w.slice(0, 8)).join(', ')} still wait(s) for it`);
+}
+
+/** Declarations only, one block per subcommand: long, but there is no logic in it. */
 export function registerTaskCommands(program: Command): void {
   const tasks = program
     .command('tasks')
@@ -77,32 +237,7 @@ export function registerTaskCommands(program: Command): void {
       .option('--ref <external>', 'external reference (issue URL, ticket id)')
       .option('--json', 'print the created task as JSON'),
     ['synapse tasks create "Add login form" -d "email + password" --priority 4 --component web', 'synapse tasks create "Ship it" --blocked-by 1a2b3c4d 5e6f --milestone v1'],
-  ).action(
-    async (
-      subject: string,
-      o: { description?: string; priority: string; blockedBy?: string[]; group?: string; groupTitle?: string; component?: string; milestone?: string; ref?: string; json?: boolean },
-    ) => {
-      const priority = parsePositiveInt(o.priority, '--priority', 5);
-      if (o.groupTitle && !o.group) throw new SynapseError('usage', '--group-title needs --group');
-      const task = await withBoard((b) =>
-        b.create({
-          subject,
-          description: o.description,
-          priority,
-          blocked_by: splitList(o.blockedBy),
-          group_id: o.group,
-          group_title: o.groupTitle,
-          component: o.component,
-          milestone: o.milestone,
-          external_ref: o.ref,
-          created_by: callerIdentity(),
-        }),
-      );
-      if (o.json) return printJson(task);
-      print(`created ${summary(task)}${task.blocked ? ` (blocked by ${task.blocked_by.map((b) => b.slice(0, 8)).join(', ')})` : ''}`);
-      print(task.id);
-    },
-  );
+  ).action((subject: string, o: CreateTaskOptions) => createTask(subject, o, processIo()));
 
   examples(
     tasks
@@ -117,63 +252,17 @@ export function registerTaskCommands(program: Command): void {
       .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
       .option('--json', 'same as --format json'),
     ['synapse tasks list', 'synapse tasks list --status pending,in_progress --assignee alice', 'synapse tasks list --group-by group_id --verbose', 'synapse tasks list --format json'],
-  ).action(
-    async (o: { status?: string; assignee?: string; component?: string; milestone?: string; verbose?: boolean; groupBy?: TaskGroupField; format: string; json?: boolean }) => {
-      const { parseTaskStatus } = await import('../../store/board.js');
-      const view = await import('../../store/board-view.js');
-      const nameMap = await names();
-      const status = splitList(o.status).map(parseTaskStatus);
-      let assignee: string[] | undefined;
-      if (o.assignee) {
-        const a = o.assignee.trim();
-        assignee = [a, ...[...nameMap].filter(([, name]) => name === a).map(([id]) => id)];
-      }
-      const list = await withBoard((b) => b.list({ status, assignee, component: o.component, milestone: o.milestone }));
-      if (o.json || o.format === 'json') {
-        const shown = list.map((t) => view.withNames(t, nameMap));
-        if (!o.groupBy) return printJson(shown);
-        return printJson({
-          group_by: o.groupBy,
-          groups: view.groupTasks(list, o.groupBy).map((g) => ({ key: g.key, title: g.title, tasks: g.tasks.map((t) => view.withNames(t, nameMap)) })),
-        });
-      }
-      print(view.renderBoard(list, nameMap, { groupBy: o.groupBy, verbose: o.verbose }));
-    },
-  );
+  ).action((o: ListTasksOptions) => listTasks(o, processIo()));
 
   examples(
     tasks.command('show').description('Show one task, what blocks it and what waits for it').argument('<id>', 'task id or unique prefix').option('--json', 'print as JSON'),
     ['synapse tasks show 1a2b3c4d'],
-  ).action(async (id: string, o: { json?: boolean }) => {
-    const nameMap = await names();
-    const { task, blockers, dependants } = await withBoard((b) => {
-      const t = b.get(id);
-      return { task: t, blockers: b.blockers(t.id), dependants: b.dependants(t.id) };
-    });
-    if (o.json) return printJson({ task, blockers, dependants });
-    print(describe(task, nameMap));
-    if (task.blocked_by.length > 0) {
-      print(`\nblocked by (${blockers.length} unfinished of ${task.blocked_by.length}):`);
-      for (const d of task.blocked_by) {
-        const open = blockers.find((b) => b.id === d);
-        print(`  ${d.slice(0, 8)}  ${open ? open.status : 'completed'}${open ? `  "${open.subject}"` : ''}`);
-      }
-    }
-    if (dependants.length > 0) {
-      print('\nwaiting for this task:');
-      for (const d of dependants) print(`  ${summary(d)}`);
-    }
-  });
+  ).action((id: string, o: { json?: boolean }) => showTask(id, o, processIo()));
 
   examples(
     tasks.command('assign').description('Assign a task to an agent (a registered name becomes its agent id)').argument('<id>').argument('<agent>').option('--json', 'print as JSON'),
     ['synapse tasks assign 1a2b alice'],
-  ).action(async (id: string, agent: string, o: { json?: boolean }) => {
-    const who = await canonicalAgent(agent);
-    const task = await withBoard((b) => b.assign(id, who));
-    if (o.json) return printJson(task);
-    print(`assigned ${summary(task)} to ${agent}${who !== agent ? ` (${who})` : ''}`);
-  });
+  ).action((id: string, agent: string, o: { json?: boolean }) => assignTask(id, agent, o, processIo()));
 
   examples(
     tasks
@@ -183,38 +272,20 @@ export function registerTaskCommands(program: Command): void {
       .option('--as <agent>', 'who claims (default: $SYNAPSE_AGENT_ID, else your user name)')
       .option('--json', 'print as JSON'),
     ['synapse tasks claim 1a2b', 'synapse tasks claim 1a2b --as reviewer'],
-  ).action(async (id: string, o: { as?: string; json?: boolean }) => {
-    const who = await canonicalAgent(o.as ?? callerIdentity());
-    const task = await withBoard((b) => b.claim(id, who));
-    if (o.json) return printJson(task);
-    print(`claimed ${summary(task)} as ${who}`);
-  });
+  ).action((id: string, o: { as?: string; json?: boolean }) => claimTask(id, o, processIo()));
 
   examples(tasks.command('complete').description('Mark a task completed; its dependants become claimable').argument('<id>').option('--json', 'print as JSON'), [
     'synapse tasks complete 1a2b',
-  ]).action(async (id: string, o: { json?: boolean }) => {
-    const result = await withBoard(async (b) => b.complete(id, { by: await canonicalAgent(callerIdentity()) }));
-    if (o.json) return printJson(result);
-    print(`completed ${summary(result.task)}`);
-    for (const u of result.unblocked) print(`  unblocked ${summary(u)}`);
-  });
+  ]).action((id: string, o: { json?: boolean }) => completeTask(id, o, processIo()));
 
   examples(
     tasks.command('fail').description('Mark a task failed, with the reason').argument('<id>').requiredOption('--reason <text>', 'why it failed').option('--json', 'print as JSON'),
     ['synapse tasks fail 1a2b --reason "upstream API is down"'],
-  ).action(async (id: string, o: { reason: string; json?: boolean }) => {
-    const task = await withBoard((b) => b.fail(id, o.reason));
-    if (o.json) return printJson(task);
-    print(`failed ${summary(task)}: ${task.fail_reason}`);
-  });
+  ).action((id: string, o: { reason: string; json?: boolean }) => failTask(id, o, processIo()));
 
   examples(tasks.command('reopen').description('Put a claimed, completed or failed task back to pending').argument('<id>').option('--json', 'print as JSON'), [
     'synapse tasks reopen 1a2b',
-  ]).action(async (id: string, o: { json?: boolean }) => {
-    const task = await withBoard((b) => b.reopen(id));
-    if (o.json) return printJson(task);
-    print(`reopened ${summary(task)}`);
-  });
+  ]).action((id: string, o: { json?: boolean }) => reopenTask(id, o, processIo()));
 
   examples(
     tasks
@@ -225,15 +296,5 @@ export function registerTaskCommands(program: Command): void {
       .option('--dry-run', 'show what would be deleted, delete nothing')
       .option('--json', 'print as JSON'),
     ['synapse tasks purge --older-than 7d', 'synapse tasks purge --status completed,failed --dry-run'],
-  ).action(async (o: { status: string; olderThan?: string; dryRun?: boolean; json?: boolean }) => {
-    const { parseTaskStatus } = await import('../../store/board.js');
-    const { parseDuration } = await import('../../store/duration.js');
-    const statuses = splitList(o.status).map(parseTaskStatus);
-    const olderThanMs = o.olderThan === undefined ? undefined : parseDuration(o.olderThan, 'd', '--older-than');
-    const result = await withBoard((b) => b.purge({ statuses, olderThanMs, dryRun: o.dryRun }));
-    if (o.json) return printJson(result);
-    print(`${result.dry_run ? 'would purge' : 'purged'} ${result.purged.length} task(s)`);
-    for (const t of result.purged) print(`  ${summary(t)}`);
-    for (const s of result.skipped) print(`  kept ${summary(s.task)}: ${s.waiting.map((w) => w.slice(0, 8)).join(', ')} still wait(s) for it`);
-  });
+  ).action((o: PurgeTasksOptions) => purgeTasks(o, processIo()));
 }

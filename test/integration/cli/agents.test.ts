@@ -1,0 +1,121 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { doctorCommand } from '../../../src/cli/commands/doctor.js';
+import { agentLogs, agentStatus, killCommand, listAgents, stopCommand } from '../../../src/cli/commands/lifecycle.js';
+import { listProfilesCommand, startBackground } from '../../../src/cli/commands/run-agent.js';
+import type { CommandIo } from '../../../src/cli/io.js';
+import { isPidAlive } from '../../../src/registry/liveness.js';
+import { withTaskBoard } from '../../../src/store/board.js';
+import { FileSafetyStore } from '../../../src/store/file-safety.js';
+import { runCommand, runJson, type IoOptions } from '../../support/cli-io.js';
+import { cleanupAll, freePort, getJson, startHeadless, tempHome, waitFor } from '../../support/synapse.js';
+
+/**
+ * `synapse list / status / logs / stop / kill / start / profiles / doctor` in-process, against
+ * real echo agents that work in a temp project (so their locks and board stay in it).
+ */
+
+const t = tempHome();
+let project: string;
+
+beforeAll(() => {
+  project = fs.realpathSync(fs.mkdtempSync(path.join(t.home, 'project-')));
+});
+afterEach(cleanupAll);
+afterAll(() => t.cleanup());
+
+const io = (extra: Partial<IoOptions> = {}): IoOptions => ({ env: t.env, cwd: project, ...extra });
+const run = (command: (io: CommandIo) => Promise<void> | void, extra?: Partial<IoOptions>) => runCommand(command, io(extra));
+const json = <T = any>(command: (io: CommandIo) => Promise<void> | void, extra?: Partial<IoOptions>) => runJson<T>(command, io(extra));
+
+describe('synapse list and status', () => {
+  it('lists the live agents with the file each edits, and shows one with its locks and board tasks', async () => {
+    expect((await run((c) => listAgents({}, c))).stdout).toBe('No agents running. Start one with `synapse start echo` or `synapse claude`.\n');
+    const a = await startHeadless('echo', { env: t.env, cwd: project, args: ['--name', 'one', '--role', 'first of two'] });
+    const locks = FileSafetyStore.forProject(project, t.env);
+    try {
+      locks.lock({ path: 'src/a.ts', agent: a.agentId, pid: null, intent: 'refactor', ttlMs: 60_000 });
+      locks.lock({ path: 'src/b.ts', agent: a.agentId, pid: null, ttlMs: 60_000 });
+    } finally {
+      locks.close();
+    }
+    const task = withTaskBoard(project, (b) => b.create({ subject: 'parse', assignee: 'one' }));
+
+    const listed = await json((c) => listAgents({ json: true }, c));
+    expect(listed).toEqual([expect.objectContaining({ agent_id: a.agentId, name: 'one', role: 'first of two', working_dir: project })]);
+    const table = (await run((c) => listAgents({}, c))).stdout.split('\n');
+    expect(table[0]).toMatch(/^ID\s+NAME\s+TYPE\s+ROLE\s+STATUS\s+CURRENT\s+PORT\s+EDITING_FILE\s+WORKING_DIR$/);
+    expect(table[1]).toMatch(new RegExp(`^${a.agentId}\\s+one\\s+echo\\s+first of two\\s+\\S+\\s+-\\s+${a.port}\\s+src/a\\.ts \\(\\+1\\)\\s+${project}$`));
+
+    const status = await json((c) => agentStatus('one', { json: true }, c));
+    expect(status).toMatchObject({ agent_id: a.agentId, live: { ready_for_messages: true }, board_tasks: [{ id: task.id, subject: 'parse' }] });
+    expect(status.locks.map((l: { path: string }) => path.basename(l.path))).toEqual(['a.ts', 'b.ts']);
+    const human = (await run((c) => agentStatus(`echo-${a.port}`, {}, c))).stdout;
+    expect(human).toContain(`${a.agentId} (one)  echo  READY`);
+    expect(human).toContain('  accepting    yes');
+    expect(human).toContain(`  locks        ${path.join(project, 'src', 'a.ts')} (refactor), ${path.join(project, 'src', 'b.ts')}`);
+    expect(human).toContain(`  board tasks  ${task.id.slice(0, 8)} pending parse`);
+    const none = await run((c) => agentStatus('nobody', {}, c));
+    expect(none.code).toBe(3);
+  });
+});
+
+describe('synapse logs, stop and kill', () => {
+  it('prints the screen, refuses logs of an agent without a log file, and stops it', async () => {
+    const a = await startHeadless('echo', { env: t.env, cwd: project, args: ['--name', 'screened'] });
+    expect((await run((c) => agentLogs('screened', { lines: '200', screen: true }, c))).stdout).toContain('echo> ');
+    const noLog = await run((c) => agentLogs('screened', { lines: '200' }, c));
+    expect(noLog.code).toBe(1);
+    expect(noLog.stderr).toContain(`${a.agentId} has no log file`);
+    const stopped = await run((c) => stopCommand('screened', { timeout: '10' }, c));
+    expect(stopped.stdout).toBe(`stopped ${a.agentId} (screened)\n`);
+    await waitFor(() => a.child.exitCode !== null || a.child.signalCode !== null, 5000, 'the agent to exit');
+  });
+
+  it('start runs an agent in the background with its role from a file; logs tail its log; kill -f ends it', async () => {
+    fs.writeFileSync(path.join(project, 'role.md'), 'reviews every change\n');
+    const port = await freePort();
+    const started = await run((c) => startBackground('echo', [], { name: 'bg', role: '@role.md', port, host: '127.0.0.1', json: true }, c));
+    expect(started.code, started.stderr).toBe(0);
+    const entry = JSON.parse(started.stdout);
+    try {
+      expect(entry).toMatchObject({ name: 'bg', role: 'reviews every change', port, working_dir: project });
+      expect(entry.log_file).toMatch(/\.synapse\/logs\//);
+      await waitFor(async () => (await getJson(`${entry.endpoint}/status`)).body.ready_for_messages, 10_000, 'ready');
+      const logs = await run((c) => agentLogs('bg', { lines: '200' }, c));
+      expect(logs.stdout).toContain(`${entry.agent_id} listening on ${entry.endpoint}`);
+      expect((await run((c) => agentLogs('bg', { lines: '1' }, c))).stdout.split('\n')).toHaveLength(2);
+    } finally {
+      const killed = await run((c) => killCommand('bg', { force: true, timeout: '5' }, c));
+      expect(killed.stdout).toBe(`killed ${entry.agent_id} (bg)\n`);
+    }
+    expect(isPidAlive(entry.pid)).toBe(false);
+    expect(fs.existsSync(path.join(t.env.SYNAPSE_REGISTRY_DIR!, `${entry.agent_id}.json`))).toBe(false);
+    const badRole = await run((c) => startBackground('echo', [], { role: '@missing.md' }, c));
+    expect(badRole.code).toBe(1);
+    expect(badRole.stderr).toContain('cannot read role file missing.md');
+  });
+});
+
+describe('synapse profiles and doctor', () => {
+  it('profiles says which CLIs are installed on this PATH', async () => {
+    const rows = await json((c) => listProfilesCommand({ json: true }, c), { env: { ...t.env, PATH: '/nonexistent' } });
+    expect(rows.find((r: { id: string }) => r.id === 'echo')).toMatchObject({ command: 'built-in', installed: true, version: null });
+    expect(rows.find((r: { id: string }) => r.id === 'claude')).toMatchObject({ command: 'claude', installed: false, version: null });
+    const table = await run((c) => listProfilesCommand({}, c), { env: { ...t.env, PATH: '/nonexistent' } });
+    expect(table.stdout).toMatch(/^claude\s+\S+\s+\d+-\d+\s+claude\s+not installed\s+verified live$/m);
+  });
+
+  it('doctor passes with a writable registry and fails (exit 1) naming the fix when it is not', async () => {
+    const env = { ...t.env, PATH: '/nonexistent' };
+    const checks = await json((c) => doctorCommand({ json: true }, c), { env });
+    expect(checks.find((c: { check: string }) => c.check === 'registry')).toMatchObject({ ok: true, hard: true, detail: t.env.SYNAPSE_REGISTRY_DIR });
+    expect(checks.find((c: { check: string }) => c.check === 'claude CLI')).toMatchObject({ ok: false, hard: false, detail: '"claude" not on PATH' });
+    const blocker = path.join(t.home, 'not-a-dir');
+    fs.writeFileSync(blocker, '');
+    const broken = await run((c) => doctorCommand({}, c), { env: { ...env, SYNAPSE_REGISTRY_DIR: path.join(blocker, 'registry') } });
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toMatch(/^registry\s+FAIL\s+\S+\s+make \S+ writable, or set SYNAPSE_REGISTRY_DIR$/m);
+  });
+});

@@ -1,0 +1,171 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replyCommand } from '../../../src/cli/commands/reply.js';
+import { respondCommand } from '../../../src/cli/commands/respond.js';
+import { broadcastCommand, sendCommand, type SendFlags } from '../../../src/cli/commands/send.js';
+import type { CommandIo } from '../../../src/cli/io.js';
+import { runCommand, type IoOptions } from '../../support/cli-io.js';
+import { artifactText, cleanupAll, getJson, postJson, ROOT, startHeadless, tempHome, textMessage, waitFor, waitForTask, type AgentHandle } from '../../support/synapse.js';
+
+/**
+ * `synapse send / interrupt / broadcast / reply / respond` in-process, against real headless
+ * echo agents (started once for the file; each test uses its own messages).
+ */
+
+const t = tempHome();
+let alice: AgentHandle;
+let bob: AgentHandle;
+/** Answers nothing by itself, so messages wait on its reply stack. */
+let quiet: AgentHandle;
+
+beforeAll(async () => {
+  [alice, bob, quiet] = await Promise.all([
+    startHeadless('echo', { env: t.env, args: ['--name', 'alice'] }),
+    startHeadless('echo', { env: t.env, args: ['--name', 'bob'] }),
+    startHeadless('echo', { env: { ...t.env, ECHO_AUTO_REPLY: '0', SYNAPSE_REPLY_GRACE: '60' }, args: ['--name', 'quiet'] }),
+  ]);
+}, 30_000);
+
+afterAll(async () => {
+  await cleanupAll();
+  t.cleanup();
+});
+
+const io = (extra: Partial<IoOptions> = {}): IoOptions => ({ env: t.env, cwd: ROOT, ...extra });
+const as = (agent: AgentHandle, extra: Partial<IoOptions> = {}) => io({ env: { ...t.env, SYNAPSE_AGENT_ID: agent.agentId }, ...extra });
+const send = (target: string, text: string | undefined, flags: SendFlags, options = io()) => runCommand((c: CommandIo) => sendCommand(target, text, flags, c), options);
+
+describe('synapse send', () => {
+  it('--wait prints only the answer; --json adds the task; --silent and the default return at once', async () => {
+    const waited = await send('bob', 'ping from a script', { wait: true });
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(waited.stdout).toBe('ECHO: A2A: [REPLY EXPECTED] ping from a script\n');
+    const asJson = JSON.parse((await send('bob', 'json please', { wait: true, json: true })).stdout);
+    expect(asJson).toMatchObject({ target: bob.agentId, status: 'completed', answer: 'ECHO: A2A: [REPLY EXPECTED] json please', reply_source: 'reply' });
+
+    const silent = JSON.parse((await send('bob', 'fyi', { silent: true, json: true })).stdout);
+    expect(Object.keys(silent).sort()).toEqual(['receipt', 'response_mode', 'status', 'target', 'task_id']);
+    expect(artifactText(await waitForTask(bob.endpoint, silent.task_id))).toBe('ECHO: A2A: fyi');
+    const byDefault = await send('bob', 'default mode', {});
+    expect(byDefault.stdout).toMatch(new RegExp(`^sent to bob \\(${bob.agentId}\\): task [0-9a-f]{8} \\S+\\n$`));
+    const fromAgent = await send('bob', 'from alice', { notify: true }, as(alice));
+    expect(fromAgent.stdout).toContain('(the answer will arrive in your terminal)');
+  });
+
+  it('reads the message from stdin or a file (relative to the cwd) and attaches files', async () => {
+    const fromStdin = JSON.parse((await send('bob', undefined, { stdin: true, silent: true, json: true }, io({ stdin: 'from stdin\nsecond line' }))).stdout);
+    expect(artifactText(await waitForTask(bob.endpoint, fromStdin.task_id))).toBe('ECHO: A2A: from stdin\nsecond line');
+    fs.writeFileSync(path.join(t.home, 'msg.md'), 'from a file');
+    fs.writeFileSync(path.join(t.home, 'notes.json'), '{"a":1}');
+    const fromFile = await send('bob', undefined, { messageFile: 'msg.md', attach: ['notes.json'], silent: true, json: true, force: true }, io({ cwd: t.home }));
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    const task = await waitForTask(bob.endpoint, JSON.parse(fromFile.stdout).task_id);
+    expect(task.message.parts[1]).toEqual({ type: 'file', file: { name: 'notes.json', mimeType: 'application/json', bytes: Buffer.from('{"a":1}').toString('base64') } });
+    expect(artifactText(task)).toContain('[file: notes.json (application/json)]');
+  });
+
+  it('interrupt sends with priority 4 and no reply marker', async () => {
+    const sent = await runCommand((c) => sendCommand('bob', 'heads up', { json: true }, c, { priority: 4, mode: 'silent' }), io());
+    const task = await waitForTask(bob.endpoint, JSON.parse(sent.stdout).task_id);
+    expect(task.priority).toBe(4);
+    expect(artifactText(task)).toBe('ECHO: A2A: heads up');
+  });
+
+  it('refuses to send to self, and checks the working directory unless --force', async () => {
+    const self = await send('alice', 'me?', { silent: true }, as(alice));
+    expect(self.code).toBe(1);
+    expect(self.stderr).toContain('cannot send a message to itself');
+    const elsewhere = fs.mkdtempSync(path.join(t.home, 'other-'));
+    const wrongDir = await send('alice', 'hi', { silent: true }, io({ cwd: elsewhere }));
+    expect(wrongDir.code).toBe(1);
+    expect(wrongDir.stderr).toContain(`works in ${ROOT.replace(/\/$/, '')}, not in ${elsewhere}`);
+    expect(wrongDir.stderr).toContain(`No agent runs in ${elsewhere}; start one there with \`synapse start echo\`.`);
+    expect(wrongDir.stderr).toContain('--force');
+    expect((await send('alice', 'hi', { silent: true, force: true }, io({ cwd: elsewhere }))).code).toBe(0);
+  });
+
+  it('maps errors to the documented exit codes', async () => {
+    expect((await send('nobody', 'x', { silent: true })).code).toBe(3);
+    const empty = await send('x', '   ', {});
+    expect([empty.code, empty.stderr]).toEqual([1, 'synapse: the message is empty: give it as an argument, with --message-file F or with --stdin\n']);
+    const twice = await send('x', 'a', { stdin: true });
+    expect(twice.stderr).toContain('give the message once');
+    const badFile = await send('x', undefined, { messageFile: '/nonexistent/file.md' });
+    expect(badFile.code).toBe(1);
+    expect(badFile.stderr).toContain('cannot read --message-file /nonexistent/file.md');
+    expect((await send('bob', 'x', { priority: '9' })).stderr).toContain('--priority must be 1-5, not "9"');
+    expect((await send('bob', 'x', { wait: true, silent: true })).stderr).toContain('choose one of --wait, --notify, --silent');
+    expect((await send('bob', 'x', { timeout: 'soon' })).stderr).toContain('--timeout must be a number of seconds > 0, not "soon"');
+    const big = path.join(t.home, 'big.bin');
+    fs.writeFileSync(big, Buffer.alloc(2048));
+    const tooBig = await send('bob', 'see file', { attach: [big] }, io({ env: { ...t.env, SYNAPSE_SEND_MESSAGE_THRESHOLD: '1024' } }));
+    expect(tooBig.code).toBe(1);
+    expect(tooBig.stderr).toContain('over the limit of 1024 bytes');
+    const timeout = await send('alice', 'think hard [[wait: 5]]', { wait: true, timeout: '0.5' });
+    expect(timeout.code).toBe(6);
+    expect(timeout.stderr).toContain(`no answer from alice (${alice.agentId}) within 0.5 s; the task goes on`);
+  });
+});
+
+describe('synapse broadcast', () => {
+  it('reaches every other agent here, and says so when there is none', async () => {
+    const b = await runCommand((c) => broadcastCommand('all hands', { json: true }, c), as(alice));
+    expect(b.code, b.stderr).toBe(0);
+    const receipts = JSON.parse(b.stdout) as { target: string; task_id: string; error: string | null }[];
+    expect(receipts.map((r) => r.target).sort()).toEqual([bob.agentId, quiet.agentId].sort());
+    expect(receipts.every((r) => r.error === null)).toBe(true);
+    const onBob = receipts.find((r) => r.target === bob.agentId)!;
+    expect(artifactText(await waitForTask(bob.endpoint, onBob.task_id))).toBe(`ECHO: A2A: [From: alice (${alice.agentId})] all hands`);
+    const human = await runCommand((c) => broadcastCommand('typed', { type: 'echo' }, c), as(alice));
+    expect(human.stdout).toMatch(new RegExp(`^${bob.agentId} \\(bob\\): task [0-9a-f]{8} \\S+$`, 'm'));
+    const none = await runCommand((c) => broadcastCommand('x', { type: 'codex' }, c), as(alice));
+    expect(none.code).toBe(3);
+    expect(none.stderr).toContain(`no other agent runs in ${ROOT.replace(/\/$/, '')} of type codex`);
+  });
+});
+
+describe('synapse reply', () => {
+  it('lists who waits, pops the stack LIFO, --to picks a sender, and an empty stack says so', async () => {
+    const reply = (text: string | undefined, flags: Parameters<typeof replyCommand>[1] = {}) => runCommand((c) => replyCommand(text, flags, c), as(quiet));
+    const a = await postJson(`${quiet.endpoint}/tasks/send`, textMessage('from x', { response_mode: 'wait', sender: { sender_id: 'x-agent', sender_name: 'x' } }));
+    await waitFor(async () => (await getJson(`${quiet.endpoint}/reply-stack/list`)).body.entries.length === 1);
+    const b = await postJson(`${quiet.endpoint}/tasks/send`, textMessage('from y', { response_mode: 'wait', sender: { sender_id: 'y-agent', sender_name: 'y' } }));
+    await waitFor(async () => (await getJson(`${quiet.endpoint}/reply-stack/list`)).body.entries.length === 2);
+
+    expect(JSON.parse((await reply(undefined, { list: true, json: true })).stdout).map((e: { sender_id: string }) => e.sender_id)).toEqual(['x-agent', 'y-agent']);
+    expect((await reply(undefined, { list: true })).stdout).toMatch(/SENDER\s+TASK\s+RECEIVED\ny \(y-agent\)\s+[0-9a-f]{8}\s+\S+\nx \(x-agent\)/);
+    expect((await reply('  ')).stderr).toContain('the reply is empty');
+    const toX = await reply('answer for x', { to: 'x' });
+    expect([toX.code, toX.stdout]).toEqual([0, `replied to x (task ${a.body.task.id.slice(0, 8)})\n`]);
+    expect(artifactText(await waitForTask(quiet.endpoint, a.body.task.id))).toBe('answer for x');
+    const newest = JSON.parse((await reply('answer for y', { json: true })).stdout);
+    expect(newest).toMatchObject({ task_id: b.body.task.id, status: 'completed', to: 'y-agent' });
+    expect((await waitForTask(quiet.endpoint, b.body.task.id)).metadata.reply_source).toBe('reply');
+    expect((await reply(undefined, { list: true })).stdout).toBe('nobody is waiting for an answer from you\n');
+    const empty = await reply('anyone?');
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toContain('nobody is waiting for an answer from you');
+  });
+
+  it('outside an agent session it says how to name the agent', async () => {
+    const r = await runCommand((c) => replyCommand('hi', {}, c), io());
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('run it from inside an agent session (SYNAPSE_AGENT_ID), or pass --from <agent>');
+    expect((await runCommand((c) => replyCommand('hi', { from: 'synapse-echo-1' }, c), io())).stderr).toContain('agent synapse-echo-1 is not running');
+  });
+});
+
+describe('synapse respond', () => {
+  it("answers the dialog of the task that waits, and says when none does", async () => {
+    const none = await runCommand((c) => respondCommand('bob', 'approve', {}, c), io());
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('bob has no task waiting for an answer');
+    const sent = await postJson(`${bob.endpoint}/tasks/send`, textMessage('[[ask: git push --force]]'));
+    await waitFor(async () => (await getJson(`${bob.endpoint}/tasks/${sent.body.task.id}`)).body.task.status.state === 'input-required', 5000, 'input-required');
+    const r = await runCommand((c) => respondCommand('bob', 'deny', {}, c), io());
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`answered "3. No" for task ${sent.body.task.id.slice(0, 8)}\n`);
+    expect(artifactText(await waitForTask(bob.endpoint, sent.body.task.id))).toContain('denied: git push --force');
+  });
+});
