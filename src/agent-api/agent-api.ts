@@ -20,7 +20,7 @@ export interface NewTask {
   priority?: number;
 }
 
-export interface ReplySelect {
+interface ReplySelect {
   senderId?: string;
   taskId?: string;
 }
@@ -32,7 +32,7 @@ export interface ForwardResult {
   error?: string;
 }
 
-export interface AgentStatusInfo {
+interface AgentStatusInfo {
   status: AgentStatus;
   current_task: string | null;
   queued: number;

@@ -21,7 +21,7 @@ const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
   answer_timeout: 6,
 };
 
-export function exitCodeFor(err: unknown): number {
+function exitCodeFor(err: unknown): number {
   if (isSynapseError(err)) return EXIT_CODES[err.code] ?? 1;
   return 1;
 }

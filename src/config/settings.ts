@@ -3,7 +3,7 @@ import { readJsonFile } from '../json-file.js';
 import path from 'node:path';
 import { projectSynapseDir, synapseHome, type Env } from './paths.js';
 
-export type Flow = 'auto' | 'roundtrip' | 'oneway';
+type Flow = 'auto' | 'roundtrip' | 'oneway';
 
 export interface Settings {
   a2a: { flow: Flow };

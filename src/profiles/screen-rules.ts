@@ -11,12 +11,12 @@ export function trimTrailingBlank(lines: string[]): string[] {
   return lines.slice(0, end);
 }
 
-export function ruleMatches(view: ScreenView, rule: ScreenRule): boolean {
+function ruleMatches(view: ScreenView, rule: ScreenRule): boolean {
   const lines = considered(view, rule);
   return rule.patterns.every((re) => lines.some((l) => re.test(l))) && (rule.match === undefined || rule.match(lines));
 }
 
-export function anyRule(view: ScreenView, rules: ScreenRule[]): boolean {
+function anyRule(view: ScreenView, rules: ScreenRule[]): boolean {
   return rules.some((r) => ruleMatches(view, r));
 }
 

@@ -23,7 +23,7 @@ export interface ScreenRule {
   lastRows?: number;
 }
 
-export interface SubmitSpec {
+interface SubmitSpec {
   /** Wrap the message in ESC[200~ … ESC[201~ so embedded newlines do not submit early. */
   bracketedPaste: boolean;
   /** Written as its own write after `delayMs`. */
@@ -48,7 +48,7 @@ export interface SubmitSpec {
  * `retryMs`: if the CLI still looks busy this long after the interrupt, press it once more. Only
  * for CLIs where a second press is harmless (never Copilot's Ctrl-C: twice arms "exit").
  */
-export type InterruptSpec = ({ kind: 'key'; key: string } | { kind: 'signal'; signal: NodeJS.Signals }) & { settleMs?: number; retryMs?: number };
+type InterruptSpec = ({ kind: 'key'; key: string } | { kind: 'signal'; signal: NodeJS.Signals }) & { settleMs?: number; retryMs?: number };
 
 export interface PermissionChoice {
   key: string;

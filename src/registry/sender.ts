@@ -18,7 +18,7 @@ function parentPid(pid: number): number | null {
   return Number.isInteger(ppid) && ppid > 0 ? ppid : null;
 }
 
-export type SenderSource = 'flag' | 'env' | 'ancestry' | 'none';
+type SenderSource = 'flag' | 'env' | 'ancestry' | 'none';
 
 export interface Sender {
   /** The live agent that sends, or null (a human, or a name no live agent has). */

@@ -3,7 +3,7 @@ import type { AgentStatus } from '../profiles/types.js';
 import type { Clock } from '../clock.js';
 import type { ScreenStatus } from './screen-status.js';
 
-export const DONE_HOLD_MS = 10_000;
+const DONE_HOLD_MS = 10_000;
 
 /**
  * The agent's status as the world sees it, composed from the screen reading, whether a task

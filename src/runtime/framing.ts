@@ -12,7 +12,7 @@ export interface FramingOptions {
 }
 
 /** The header every delivered message starts with: `A2A: [From: NAME (ID)] [REPLY EXPECTED]`. */
-export function frameHeader(task: Task): string {
+function frameHeader(task: Task): string {
   const sender = task.metadata.sender;
   const parts = ['A2A:'];
   if (sender?.sender_id) {

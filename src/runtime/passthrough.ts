@@ -11,7 +11,7 @@ const RESTORE = '\x1b[?2004l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?10
  * Attaches the user's terminal: raw stdin to the PTY, PTY output to stdout, resizes forwarded.
  * Returns a restore function that is safe to call more than once and on every exit path.
  */
-export function attachUserTerminal(terminal: AgentTerminal, onResize: (cols: number, rows: number) => void, onUserInput: () => void): () => void {
+function attachUserTerminal(terminal: AgentTerminal, onResize: (cols: number, rows: number) => void, onUserInput: () => void): () => void {
   const stdin = process.stdin;
   const stdout = process.stdout;
   const wasRaw = stdin.isTTY ? stdin.isRaw : false;

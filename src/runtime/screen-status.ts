@@ -14,7 +14,7 @@ export interface ScreenReading {
 
 /** How long output must be quiet before the screen is read (half-drawn frames are skipped). */
 export const SETTLE_MS = 40;
-export const DEFAULT_PROTECTION_MS = 10_000;
+const DEFAULT_PROTECTION_MS = 10_000;
 
 /**
  * Reads the CLI's state off the rendered screen once output has settled. Emits `reading`

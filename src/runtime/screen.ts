@@ -3,7 +3,7 @@ import xtermHeadless from '@xterm/headless';
 const { Terminal } = xtermHeadless;
 type HeadlessTerminal = InstanceType<typeof Terminal>;
 
-export const SCROLLBACK_LINES = 5000;
+const SCROLLBACK_LINES = 5000;
 
 /**
  * The rendered screen: every byte from the PTY goes through a headless xterm, and everything

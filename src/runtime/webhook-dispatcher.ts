@@ -6,10 +6,10 @@ import { redactUrl, webhookEventFor, type WebhookEvent, type WebhookStore, type 
 import { VERSION } from '../version.js';
 import { systemClock, type Clock } from '../clock.js';
 
-export const DEFAULT_WEBHOOK_TIMEOUT_S = 10;
-export const DEFAULT_WEBHOOK_MAX_RETRIES = 3;
+const DEFAULT_WEBHOOK_TIMEOUT_S = 10;
+const DEFAULT_WEBHOOK_MAX_RETRIES = 3;
 /** Waits before retry 1, 2, 3; further retries keep doubling the last one. */
-export const DEFAULT_BACKOFF_MS: readonly number[] = [1000, 2000, 4000];
+const DEFAULT_BACKOFF_MS: readonly number[] = [1000, 2000, 4000];
 /** Enough of a failing response body to say why in the delivery log. */
 const ERROR_BODY_CHARS = 200;
 
@@ -40,7 +40,7 @@ interface Delivery {
 }
 
 /** `SYNAPSE_WEBHOOK_SECRET` signs for every webhook that has no secret of its own. */
-export function signatureFor(body: Buffer | string, secret: string): string {
+function signatureFor(body: Buffer | string, secret: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 

@@ -33,7 +33,7 @@ export interface AppOptions {
   server?: http.Server;
 }
 
-export const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
+const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
 
 /** Loopback names only: a page on some other origin cannot reach the agent through DNS tricks. */
 export function loopbackHostCheck(host: string): boolean {

@@ -54,11 +54,11 @@ function oneLine(text: string | null, max: number): string {
 }
 
 /** `blocked` reads better than `pending` for a task nobody can start yet. */
-export function displayStatus(t: BoardTask): string {
+function displayStatus(t: BoardTask): string {
   return t.status === 'pending' && t.blocked ? 'blocked' : t.status;
 }
 
-export function boardRows(tasks: BoardTask[], names: Map<string, string>, verbose: boolean): { headers: string[]; rows: string[][] } {
+function boardRows(tasks: BoardTask[], names: Map<string, string>, verbose: boolean): { headers: string[]; rows: string[][] } {
   const short = (id: string) => (verbose ? id : id.slice(0, 8));
   const headers = ['ID', 'STATUS', 'PRI', 'SUBJECT', 'ASSIGNEE', 'BLOCKED BY'];
   if (verbose) headers.push('GROUP', 'COMPONENT', 'MILESTONE', 'CREATED BY', 'UPDATED', 'DETAILS');
@@ -87,7 +87,7 @@ export function boardRows(tasks: BoardTask[], names: Map<string, string>, verbos
 }
 
 /** Left-aligned columns with a header row. */
-export function renderColumns(headers: string[], rows: string[][]): string {
+function renderColumns(headers: string[], rows: string[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
   return [line(headers), ...rows.map(line)].join('\n');

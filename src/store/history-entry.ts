@@ -2,7 +2,7 @@ import { messageText, TERMINAL_STATES, type Task, type TaskState } from '../agen
 import type { HistoryAgent, HistoryEntry, HistoryRow } from './history-schema.js';
 
 /** Longest input or output kept per entry; a runaway paste must not bloat everyone's history. */
-export const MAX_TEXT_CHARS = 1_000_000;
+const MAX_TEXT_CHARS = 1_000_000;
 
 function cap(text: string): string {
   if (text.length <= MAX_TEXT_CHARS) return text;

@@ -3,7 +3,7 @@ import type { HistoryEntry } from './history-schema.js';
 export type ExportFormat = 'json' | 'csv';
 
 /** CSV columns, in order; receipt and metadata go in as JSON text. */
-export const CSV_COLUMNS = [
+const CSV_COLUMNS = [
   'task_id',
   'agent_id',
   'agent_name',
@@ -32,7 +32,7 @@ export function csvField(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-export function csvRow(e: HistoryEntry): string {
+function csvRow(e: HistoryEntry): string {
   return CSV_COLUMNS.map((c) => csvField(e[c])).join(',');
 }
 

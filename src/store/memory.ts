@@ -155,7 +155,7 @@ function toMemory(row: MemoryRow): Memory {
   return { key: row.key, content: row.content, tags, author: row.author, created_at: row.created_at, updated_at: row.updated_at };
 }
 
-export function validateKey(key: string): string {
+function validateKey(key: string): string {
   const k = typeof key === 'string' ? key.trim() : '';
   if (k.length === 0) throw new SynapseError('usage', 'memory key must not be empty');
   if (k.length > MAX_KEY) throw new SynapseError('invalid_input', `memory key is too long (${k.length} > ${MAX_KEY} characters)`);
@@ -174,16 +174,6 @@ export function normalizeTags(tags: string[]): string[] {
   }
   if (out.size > MAX_TAGS) throw new SynapseError('invalid_input', `too many tags (${out.size} > ${MAX_TAGS})`);
   return [...out];
-}
-
-/** Opens the project's memory, runs `fn`, closes it. */
-export function withSharedMemory<T>(projectDir: string, fn: (m: SharedMemory) => T): T {
-  const memory = SharedMemory.forProject(projectDir);
-  try {
-    return fn(memory);
-  } finally {
-    memory.close();
-  }
 }
 
 /** The notice sent to peers about a saved note: one line, so it reads well when injected into a terminal. */

@@ -15,7 +15,7 @@ import { CLIS_DIR, prepareHome, type CliHome } from '../support/cli-home.mjs';
 import { readAnthropicTurn, readChatTurn, readGeminiTurn, readResponsesTurn, startMockModelServer, type MockModelServer, type MockRequest } from '../support/mock-model-server.mjs';
 import { BIN as REPO_BIN, freePort, getJson, postJson, ROOT, textMessage, waitFor } from '../support/synapse.js';
 
-export { ROOT, getJson, postJson, textMessage, waitFor };
+export { getJson, postJson, waitFor };
 
 /**
  * The synapse CLI under test: this checkout's `bin/synapse.js`, or `SYNAPSE_E2E_BIN` (e.g. another
@@ -25,7 +25,7 @@ export const BIN = process.env.SYNAPSE_E2E_BIN ?? REPO_BIN;
 export type { MockModelServer, MockRequest };
 
 export type Cli = 'claude' | 'codex' | 'gemini' | 'opencode' | 'copilot';
-export const CLI_BIN_DIR = path.join(CLIS_DIR, 'node_modules', '.bin');
+const CLI_BIN_DIR = path.join(CLIS_DIR, 'node_modules', '.bin');
 
 /** Deadlines: real CLIs start in 0.5–4 s, but two cores under a full suite can be slower. */
 export const START_MS = 60_000;
@@ -128,7 +128,7 @@ function procStat(pid: number): { ppid: number; state: string } | null {
 }
 
 /** Alive and not a zombie. */
-export function alive(pid: number): boolean {
+function alive(pid: number): boolean {
   const s = procStat(pid);
   return s !== null && s.state !== 'Z' && s.state !== 'X';
 }
@@ -142,7 +142,7 @@ function describePid(pid: number): string {
 }
 
 /** Every live descendant of `root` (read from /proc). */
-export function descendants(root: number): number[] {
+function descendants(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -231,7 +231,7 @@ export function waitForTurn(cli: Cli, mock: MockModelServer, pred: (userText: st
 
 // --- agents ---------------------------------------------------------------------------------
 
-export interface LogEvent {
+interface LogEvent {
   at: number;
   msg: string;
 }
@@ -396,7 +396,7 @@ export function artifact(task: any): string {
 export const framed = (text: string) => `A2A: ${text}`;
 
 /** TUI chrome that must never be part of an answer. */
-export const CHROME: Array<[string, RegExp]> = [
+const CHROME: Array<[string, RegExp]> = [
   ['box drawing / rules', /[╭╮╰╯│┃─━▄▀]/],
   ['input prompt marker', /^\s*[❯›>]\s/m],
   ['spinner glyph row', /^[·✢✳✶✻✽*⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏◦]\s/m],
@@ -415,7 +415,7 @@ export function chromeIn(text: string): string[] {
  * From the event log: the first moment after `t` the agent went from busy (PROCESSING, or WAITING
  * when the whole approved turn fell between two screen readings) to idle (DONE or READY).
  */
-export function idleAfter(agent: E2EAgent, t: number): number | null {
+function idleAfter(agent: E2EAgent, t: number): number | null {
   return agent.statusChanges().find((c) => c.at >= t && (c.from === 'PROCESSING' || c.from === 'WAITING') && (c.to === 'DONE' || c.to === 'READY'))?.at ?? null;
 }
 
@@ -468,10 +468,6 @@ export interface TmuxPane {
   type(text: string): void;
   panePid(): number;
   kill(): Promise<void>;
-}
-
-export function tmuxAvailable(): boolean {
-  return spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
 }
 
 /**

@@ -3,8 +3,8 @@ import { HistoryStore, type HistoryAgent } from '../../src/store/history.js';
 
 /** Three finished tasks of two agents, for the `synapse history` and `trace` tests. */
 
-export const alice: HistoryAgent = { agent_id: 'synapse-claude-8100', name: 'alice', agent_type: 'claude', working_dir: '/nonexistent/alice' };
-export const bob: HistoryAgent = { agent_id: 'synapse-codex-8120', name: 'bob', agent_type: 'codex', working_dir: '/nonexistent/bob' };
+const alice: HistoryAgent = { agent_id: 'synapse-claude-8100', name: 'alice', agent_type: 'claude', working_dir: '/nonexistent/alice' };
+const bob: HistoryAgent = { agent_id: 'synapse-codex-8120', name: 'bob', agent_type: 'codex', working_dir: '/nonexistent/bob' };
 
 export function task(id: string, state: TaskState, input: string, output: string, atMs: number, metadata: Task['metadata'] = {}): Task {
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -22,7 +22,7 @@ export function task(id: string, state: TaskState, input: string, output: string
   };
 }
 
-export const DAY = 86_400_000;
+const DAY = 86_400_000;
 export const NOW = Date.now();
 export const ID_A = 'aaaa1111-0000-4000-8000-000000000001';
 export const ID_B = 'aaaa2222-0000-4000-8000-000000000002';

@@ -56,7 +56,7 @@ export function exited(child: ChildProcess): Promise<void> {
 }
 
 /** Kills what a test started, even when the test failed half-way. */
-export async function killAll(children: ChildProcess[]): Promise<void> {
+async function killAll(children: ChildProcess[]): Promise<void> {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   await Promise.all(children.map(exited));
   children.length = 0;

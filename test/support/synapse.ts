@@ -158,7 +158,7 @@ export async function startHeadless(profile: string, opts: { env: NodeJS.Process
 }
 
 const cleanups: Array<() => Promise<void>> = [];
-export function registerCleanup(fn: () => Promise<void>): void {
+function registerCleanup(fn: () => Promise<void>): void {
   cleanups.push(fn);
 }
 /** Call from afterEach/afterAll: stops every agent started through these helpers. */

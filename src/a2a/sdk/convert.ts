@@ -96,10 +96,6 @@ export function toSdkArtifact(a: Artifact): SdkArtifact {
   return { artifactId: a.artifact_id, name: a.name, description: '', parts: a.parts.map(toSdkPart), metadata: undefined, extensions: [] };
 }
 
-export function fromSdkArtifact(a: SdkArtifact): Artifact {
-  return { artifact_id: a.artifactId, name: a.name, parts: fromSdkParts(a.parts) };
-}
-
 function sdkMessage(input: { messageId: string; role: Role; parts: SdkPart[]; taskId: string; contextId: string }): SdkMessage {
   return { ...input, metadata: undefined, extensions: [], referenceTaskIds: [] };
 }
@@ -108,15 +104,15 @@ function sdkMessage(input: { messageId: string; role: Role; parts: SdkPart[]; ta
  * Message ids are deterministic, so the SDK's history merge (which dedupes by messageId) sees
  * the same message every time it loads the task instead of stacking copies.
  */
-export function userMessageId(task: Task): string {
+function userMessageId(task: Task): string {
   return typeof task.metadata.a2a_message_id === 'string' ? task.metadata.a2a_message_id : `${task.id}:message`;
 }
 
-export function statusMessageId(task: Task): string {
+function statusMessageId(task: Task): string {
   return `${task.id}:status:${task.status.timestamp}`;
 }
 
-export function toSdkUserMessage(task: Task): SdkMessage {
+function toSdkUserMessage(task: Task): SdkMessage {
   return sdkMessage({ messageId: userMessageId(task), role: task.message.role === 'agent' ? Role.ROLE_AGENT : Role.ROLE_USER, parts: task.message.parts.map(toSdkPart), taskId: task.id, contextId: task.context_id });
 }
 
@@ -136,7 +132,7 @@ const PRIVATE_KEYS = new Set(['a2a_message_id', 'a2a_metadata']);
  * SDK task metadata: the client's own metadata at the top level (as it sent it), Synapse's
  * data (sender, priority, response mode, receipt …) under `synapse`.
  */
-export function toSdkMetadata(task: Task): Record<string, unknown> {
+function toSdkMetadata(task: Task): Record<string, unknown> {
   const synapse: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(task.metadata)) if (!PRIVATE_KEYS.has(k) && v !== undefined) synapse[k] = v;
   synapse.priority = task.priority;

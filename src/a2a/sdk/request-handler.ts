@@ -29,7 +29,7 @@ import { findTask } from './task-store.js';
 export const NOT_READY_RETRY_S = 5;
 
 /** The agent is still starting (same rule as `/tasks/send`'s 503); REST maps it to 503 + Retry-After. */
-export function agentNotReady(): A2AError {
+function agentNotReady(): A2AError {
   return new A2AError({
     message: `the agent is still starting; retry in ${NOT_READY_RETRY_S} s`,
     metadata: { synapse_code: 'agent_not_ready', retry_after_s: String(NOT_READY_RETRY_S) },

@@ -14,11 +14,11 @@ function who(id: string | null, name: string | null, type?: string | null): stri
   return label;
 }
 
-export function agentLabel(e: HistoryEntry): string {
+function agentLabel(e: HistoryEntry): string {
   return e.agent_name ?? e.agent_id;
 }
 
-export function senderLabel(e: HistoryEntry): string {
+function senderLabel(e: HistoryEntry): string {
   return who(e.sender_id, e.sender_name, e.sender_type);
 }
 
@@ -27,7 +27,7 @@ const REPLY_SOURCES: Record<string, string> = {
   output: 'output (the CLI went idle without a reply; its output was captured)',
 };
 
-export function replySourceLabel(source: string | null): string {
+function replySourceLabel(source: string | null): string {
   return source ? (REPLY_SOURCES[source] ?? source) : '-';
 }
 
@@ -39,7 +39,7 @@ export function entryTable(entries: HistoryEntry[]): string {
 }
 
 /** Each receipt step with its time and the delay since the message was queued. */
-export function receiptLines(e: HistoryEntry): string[] {
+function receiptLines(e: HistoryEntry): string[] {
   const r = e.receipt;
   const start = Date.parse(r.queued_at);
   const steps: Array<[string, string | undefined]> = [

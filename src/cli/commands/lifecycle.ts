@@ -35,7 +35,7 @@ function signalAgent(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-export async function stopAgent(target: string, opts: { timeoutMs: number; force: boolean; escalate?: boolean }, io: CommandIo): Promise<void> {
+async function stopAgent(target: string, opts: { timeoutMs: number; force: boolean; escalate?: boolean }, io: CommandIo): Promise<void> {
   const { entry, registry } = findAgent(target, io.env);
   const label = `${entry.agent_id}${entry.name ? ` (${entry.name})` : ''}`;
   if (opts.force) {

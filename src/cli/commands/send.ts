@@ -95,7 +95,7 @@ function label(e: RegistryEntry): string {
   return e.name ? `${e.name} (${e.agent_id})` : e.agent_id;
 }
 
-export function artifactText(task: Task): string {
+function artifactText(task: Task): string {
   return task.artifacts.map((a) => a.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')).join('\n');
 }
 

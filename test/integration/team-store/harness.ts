@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Project } from '../../support/project.js';
 
-export { exited, killAll, registerAgent, tempProject, useTempProject, waitFor, type Project } from '../../support/project.js';
+export { exited, registerAgent, tempProject, useTempProject, waitFor, type Project } from '../../support/project.js';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const BIN = path.join(ROOT, 'bin', 'synapse.js');

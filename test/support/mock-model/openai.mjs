@@ -47,7 +47,7 @@ export function readResponsesTurn(body) {
 }
 
 /** The shell tool Codex declared, or null. */
-export function findShellTool(body) {
+function findShellTool(body) {
   const tools = Array.isArray(body?.tools) ? body.tools : [];
   for (const name of SHELL_TOOL_NAMES) {
     const tool = tools.find((t) => t?.type === 'function' && t?.name === name);

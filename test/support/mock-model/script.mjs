@@ -8,7 +8,7 @@
 //   [[lines: N]]          -> append N numbered lines to the answer (long output, scrollback)
 // After a tool result comes back the answer is `MOCK: tool said <first line of the tool output>`.
 
-export const MARKER = 'MOCK:';
+const MARKER = 'MOCK:';
 export const SLOW_DELTA_MS = 200;
 
 const DIRECTIVE = /\[\[\s*(sh|escalate|wait|lines)\s*:\s*([\s\S]*?)\s*\]\]/gi;
@@ -53,7 +53,7 @@ export function planTurn({ userText, toolOutput = null, toolAvailable }) {
 }
 
 /** Collapse runs of whitespace so the echoed text is one line. */
-export function oneLine(text) {
+function oneLine(text) {
   return String(text ?? '').replace(/\s+/g, ' ').trim();
 }
 
