@@ -52,7 +52,8 @@ export class FileRegistry {
     try {
       raw = readJsonFile(file, 'registry file');
     } catch (err) {
-      return { problem: { file, reason: String((err as SynapseError).details?.reason ?? (err as Error).message) } };
+      const reason = (err as SynapseError).details?.reason;
+      return { problem: { file, reason: typeof reason === 'string' ? reason : (err as Error).message } };
     }
     if (raw === null) return null; // gone between the listing and the read: an agent exited
     const checked = checkRegistryEntry(raw);

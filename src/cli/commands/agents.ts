@@ -28,6 +28,7 @@ function addAgentOptions(cmd: Command): Command {
 }
 
 /** Declarations only, one block per command: long, but there is no logic in it. */
+// eslint-disable-next-line max-lines-per-function -- commander declarations, no logic
 export function registerAgentCommands(program: Command): void {
   addAgentOptions(program.command('run', { hidden: true }))
     .description('Run an agent CLI in this terminal (same as `synapse <profile>`)')

@@ -98,7 +98,7 @@ export async function exportHistory(o: { format: 'json' | 'csv'; json?: boolean;
     buffer += chunk;
     if (buffer.length >= 65_536) flush();
   };
-  let count = 0;
+  let count: number;
   try {
     count = (await withHistory(io, (h) => writeExport(h.iterate(agentFilter(o.agent)), format, write))) ?? writeExport([], format, write);
     flush();

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { processIo } from '../io.js';
+import type { ReplyFlags } from './reply.js';
+import type { SendFlags } from './send.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -42,7 +44,7 @@ export function registerMessagingCommands(program: Command): void {
     .option('-T, --task', 'also create a linked task on the shared board, assigned to the target')
     .option('--json', 'print {task_id, target, status, receipt}')
     .addHelpText('after', SEND_HELP)
-    .action(async (target: string, message: string | undefined, flags) => {
+    .action(async (target: string, message: string | undefined, flags: SendFlags) => {
       const { sendCommand } = await import('./send.js');
       await sendCommand(target, message, flags, processIo());
     });
@@ -57,7 +59,7 @@ export function registerMessagingCommands(program: Command): void {
     .option('--from <agent>', 'reply as this agent (default: $SYNAPSE_AGENT_ID or the agent whose terminal runs this)')
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExamples:\n  synapse reply "looks good, two nits: …"\n  synapse reply --list\n  synapse reply "done" --to codex\n\nExit 1 with "nobody is waiting for an answer from you" when the stack is empty.')
-    .action(async (text: string | undefined, flags) => {
+    .action(async (text: string | undefined, flags: ReplyFlags) => {
       const { replyCommand } = await import('./reply.js');
       await replyCommand(text, flags, processIo());
     });
@@ -71,7 +73,7 @@ export function registerMessagingCommands(program: Command): void {
     .option('--force', 'send even though the target works in another directory')
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExample:\n  synapse interrupt codex "stop: the tests are red on main"')
-    .action(async (target: string, message: string | undefined, flags) => {
+    .action(async (target: string, message: string | undefined, flags: SendFlags) => {
       const { sendCommand } = await import('./send.js');
       await sendCommand(target, message, flags, processIo(), { priority: 4, mode: 'silent' });
     });
@@ -84,7 +86,7 @@ export function registerMessagingCommands(program: Command): void {
     .option('--task <id>', 'the input-required task (default: the one waiting)')
     .option('--json', 'print JSON')
     .addHelpText('after', '\nThe task shows the dialog in metadata.permission {prompt, choices}. Deny always selects the\ndeny option, never a bare Enter.\n\nExamples:\n  synapse respond claude approve\n  synapse respond codex 3')
-    .action(async (target: string, choice: string, flags) => {
+    .action(async (target: string, choice: string, flags: { task?: string; json?: boolean }) => {
       const { respondCommand } = await import('./respond.js');
       await respondCommand(target, choice, flags, processIo());
     });
@@ -102,7 +104,7 @@ export function registerMessagingCommands(program: Command): void {
     .option('--stdin', 'read the message from standard input')
     .option('--json', 'print one receipt per agent as JSON')
     .addHelpText('after', '\nExamples:\n  synapse broadcast "main is frozen until 3pm"\n  synapse broadcast "rebase on main" --type claude --all')
-    .action(async (message: string | undefined, flags) => {
+    .action(async (message: string | undefined, flags: SendFlags & { type?: string; all?: boolean }) => {
       const { broadcastCommand } = await import('./send.js');
       await broadcastCommand(message, flags, processIo());
     });

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import type * as BoardLib from '../../store/board.js';
 import type { BoardTask, TaskBoard, TaskGroupField } from '../../store/board.js';
 import { SynapseError } from '../../errors.js';
 import { printJson, println, processIo, type CommandIo } from '../io.js';
@@ -10,7 +11,7 @@ import { callerIdentity, examples, parsePositiveInt, projectDir, splitList } fro
  */
 
 /** Opens the board (loading better-sqlite3 only now), runs `fn`, closes it. */
-async function withBoard<T>(io: CommandIo, fn: (board: TaskBoard, lib: typeof import('../../store/board.js')) => T | Promise<T>): Promise<T> {
+async function withBoard<T>(io: CommandIo, fn: (board: TaskBoard, lib: typeof BoardLib) => T | Promise<T>): Promise<T> {
   const lib = await import('../../store/board.js');
   const board = lib.TaskBoard.forProject(projectDir(io));
   try {

@@ -77,7 +77,7 @@ export async function handleJsonRpc(service: A2aService, path: 'main' | 'v03', r
   const id = (rpc.id ?? null) as RpcId;
   const dialect = pickDialect(path, requestedVersion(req), rpc.method as string);
   if (dialect instanceof Error) return reply.status(200).send({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(dialect) });
-  const mapError = (err: unknown) => (dialect === 'v03' ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err as Error) : JsonRpcTransportHandler.mapToJSONRPCError(err as Error));
+  const mapError = (err: unknown) => (dialect === 'v03' ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err));
   const ctx = context(req, dialect);
   const out = await (dialect === 'v1' ? service.jsonrpc : service.legacyJsonrpc).handle(rpc, ctx);
   const extHeader = dialect === 'v03' ? 'x-a2a-extensions' : 'a2a-extensions';

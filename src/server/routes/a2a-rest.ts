@@ -134,6 +134,21 @@ export function restHandlers(service: A2aService): Record<RestOp, Handler> {
       throw new UnsupportedOperationError(`no A2A operation ${req.method} ${BASE}/tasks/${id}${action ? `:${action}` : ''}`);
     },
 
+    ...pushHandlers(h),
+
+    extendedCard: async (req, reply) => {
+      const ctx = context(req);
+      return json(reply, 200, AgentCard.toJSON(await h.getAuthenticatedExtendedAgentCard({ tenant: '' }, ctx)));
+    },
+
+    unknown: async (req, reply) => sendRestError(reply, new A2AError({ message: `no A2A HTTP+JSON resource ${req.method} ${req.url.split('?')[0]}` }), 404),
+  };
+  return Object.fromEntries(Object.entries(ops).map(([k, fn]) => [k, guarded(fn)])) as Record<RestOp, Handler>;
+}
+
+/** The push-notification config resources of a task: create, list, get, delete. */
+function pushHandlers(h: A2aService['handler']): Pick<Record<RestOp, Handler>, 'createPush' | 'listPush' | 'getPush' | 'deletePush'> {
+  return {
     createPush: async (req, reply) => {
       const ctx = context(req);
       const config = TaskPushNotificationConfig.fromJSON({ ...body(req), taskId: (req.params as { id: string }).id });
@@ -158,13 +173,5 @@ export function restHandlers(service: A2aService): Record<RestOp, Handler> {
       await h.deleteTaskPushNotificationConfig({ tenant: '', taskId: p.id, id: p.configId }, ctx);
       return reply.status(204).send();
     },
-
-    extendedCard: async (req, reply) => {
-      const ctx = context(req);
-      return json(reply, 200, AgentCard.toJSON(await h.getAuthenticatedExtendedAgentCard({ tenant: '' }, ctx)));
-    },
-
-    unknown: async (req, reply) => sendRestError(reply, new A2AError({ message: `no A2A HTTP+JSON resource ${req.method} ${req.url.split('?')[0]}` }), 404),
   };
-  return Object.fromEntries(Object.entries(ops).map(([k, fn]) => [k, guarded(fn)])) as Record<RestOp, Handler>;
 }

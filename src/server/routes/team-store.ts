@@ -1,4 +1,3 @@
-import type { CreateBody } from '../team-store-schemas.js';
 import { loadSchemas } from '../schema-registry.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Env } from '../../config/paths.js';
@@ -69,7 +68,7 @@ const boardRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (app
   });
 
   app.post('/tasks/board', { schema: { body: CreateBody } }, async (req, reply) => {
-    const body = req.body as CreateBody;
+    const body = req.body;
     if ('tasks' in body) {
       const inputs: NewTask[] = body.tasks.map((t) => ({ ...t, plan_id: t.plan_id ?? body.plan_id }));
       return reply.status(201).send({ tasks: tasks().createMany(inputs) });
