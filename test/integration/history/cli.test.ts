@@ -7,14 +7,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Task, TaskState } from '../../../src/agent-api/task.js';
 import { FileSafetyStore } from '../../../src/store/file-safety.js';
 import { HistoryStore, historyDbPath, type HistoryAgent } from '../../../src/store/history.js';
-import { BIN, ROOT, runCli, tempHome, waitFor } from '../../support/synapse.js';
+import { BIN, runCli, tempHome, waitFor } from '../../support/synapse.js';
 
 const require = createRequire(import.meta.url);
 const pty = require('node-pty') as typeof import('node-pty');
-
-if (!fs.existsSync(path.join(ROOT, 'dist', 'cli', 'commands', 'history.js'))) {
-  throw new Error('dist/ is missing the history commands: run `npm run build` first');
-}
 
 let t: ReturnType<typeof tempHome>;
 let project: string;

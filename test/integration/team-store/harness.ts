@@ -7,10 +7,6 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const BIN = path.join(ROOT, 'bin', 'synapse.js');
 
-if (!fs.existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) {
-  throw new Error('dist/ is missing: build first with `npx tsc -p tsconfig.json` (npm test does it)');
-}
-
 export interface Project {
   /** The project dir (cwd of every command), already realpath'd. */
   dir: string;
