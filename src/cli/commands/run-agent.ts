@@ -32,6 +32,8 @@ export async function runForeground(profileName: string, cliArgs: string[], flag
   const profile = getProfile(profileName);
   checkInstalled(profile.command);
   const headless = flags.headless === true || !process.stdin.isTTY || !process.stdout.isTTY;
+  // A setting that does not parse stops here, before a port is bound or the CLI spawned.
+  (await import('../../runtime/agent-settings.js')).agentSettings(process.env);
   const { startAgent } = await import('../../runtime/agent.js');
   const agent = await startAgent({
     profile,
@@ -62,6 +64,7 @@ export async function startBackground(profileName: string, cliArgs: string[], fl
     args.push('--auto-approve');
   }
   if (cliArgs.length) args.push('--', ...cliArgs);
+  (await import('../../runtime/agent-settings.js')).agentSettings(process.env);
   const { launchBackground } = await import('../../runtime/launch.js');
   const { entry, logFile } = await launchBackground({ profileArgs: args, env: process.env, cwd: process.cwd() });
   if (flags.json) process.stdout.write(`${JSON.stringify(entry, null, 2)}\n`);
