@@ -22,14 +22,15 @@ Examples:
   synapse list                        show running agents
   synapse demo                        two echo agents talk over A2A, then stop`;
 
-export function buildProgram(): Command {
+/** `profiles`: the shipped profiles, named in the help of `run` and `start`. */
+export function buildProgram(profiles?: string): Command {
   const program = new Command('synapse')
     .description('Run CLI coding agents as a peer-to-peer A2A team. `synapse <profile>` wraps a CLI in this terminal.')
     .version(VERSION, '-v, --version')
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', EXIT_HELP)
     .exitOverride();
-  registerAgentCommands(program);
+  registerAgentCommands(program, profiles);
   registerMessagingCommands(program);
   registerStoreCommands(program);
   registerExternalCommands(program);
@@ -46,7 +47,9 @@ function withDefaultRun(program: Command, argv: string[]): string[] {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  // Loading the profiles costs every command ~20 ms, so only a help request loads them up front.
+  const wantsHelp = argv.slice(2).some((a) => a === '--help' || a === '-h' || a === 'help');
+  const program = buildProgram(wantsHelp ? (await import('../profiles/index.js')).profileNames() : undefined);
   try {
     await program.parseAsync(withDefaultRun(program, argv));
   } catch (err) {

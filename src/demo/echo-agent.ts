@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { numberSetting } from '../config/env-number.js';
 
 /**
  * The built-in echo agent: a tiny program that behaves like an agent CLI, so Synapse can be
@@ -24,12 +25,12 @@ interface Options {
   swallow: boolean;
   /** Answer [REPLY EXPECTED] messages through the agent's reply route, as a good agent would. */
   autoReply: boolean;
+  /** The wrapping agent's port (`SYNAPSE_PORT`, set by Synapse); without it there is no reply route. */
+  port: number | undefined;
 }
 
 /** What `synapse reply` does, without starting a process: POST the answer to our own agent. */
-function autoReply(text: string): void {
-  const port = Number(process.env.SYNAPSE_PORT);
-  if (!Number.isInteger(port) || port <= 0) return;
+function autoReply(port: number, text: string): void {
   const body = JSON.stringify({ text });
   const req = http.request({ host: '127.0.0.1', port, path: '/reply', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => res.resume());
   req.on('error', () => undefined);
@@ -38,10 +39,11 @@ function autoReply(text: string): void {
 
 function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
   const opts: Options = {
-    thinkMs: Number(env.ECHO_THINK_MS ?? 300),
-    startupMs: Number(env.ECHO_STARTUP_MS ?? 0),
+    thinkMs: numberSetting(env, 'ECHO_THINK_MS', { default: 300, min: 0, unit: 'milliseconds' }),
+    startupMs: numberSetting(env, 'ECHO_STARTUP_MS', { default: 0, min: 0, unit: 'milliseconds' }),
     swallow: env.ECHO_SWALLOW === '1',
     autoReply: env.ECHO_AUTO_REPLY !== '0',
+    port: numberSetting(env, 'SYNAPSE_PORT', { integer: true, min: 1, max: 65535 }),
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -50,6 +52,7 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
     else if (a === '--swallow') opts.swallow = true;
     else if (a === '--no-reply') opts.autoReply = false;
   }
+  // A flag's bad value falls back to the default (the variables above are refused instead).
   if (!Number.isFinite(opts.thinkMs) || opts.thinkMs < 0) opts.thinkMs = 300;
   if (!Number.isFinite(opts.startupMs) || opts.startupMs < 0) opts.startupMs = 0;
   return opts;
@@ -229,7 +232,7 @@ class EchoAgent {
       }
       this.write(`\r\x1b[2K${lines.slice(shown).join('\r\n')}\r\n`);
       this.drawPrompt();
-      if (this.opts.autoReply && text.includes('[REPLY EXPECTED]')) autoReply(`ECHO: ${text}`);
+      if (this.opts.autoReply && this.opts.port !== undefined && text.includes('[REPLY EXPECTED]')) autoReply(this.opts.port, `ECHO: ${text}`);
     }, thinkMs);
     this.thinking = { timer, spin };
   }

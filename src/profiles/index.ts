@@ -28,12 +28,14 @@ export function findProfile(name: string): Profile | undefined {
   return PROFILES.find((p) => p.id === n || p.aliases.includes(n));
 }
 
+/** Every shipped profile with its aliases: `claude (claude-code), …, echo (dummy)`. */
+export function profileNames(): string {
+  return PROFILES.map((x) => (x.aliases.length ? `${x.id} (${x.aliases.join(', ')})` : x.id)).join(', ');
+}
+
 export function getProfile(name: string): Profile {
   const p = findProfile(name);
-  if (!p) {
-    const names = PROFILES.map((x) => (x.aliases.length ? `${x.id} (${x.aliases.join(', ')})` : x.id)).join(', ');
-    throw new SynapseError('unknown_profile', `unknown profile "${name}". Available profiles: ${names}`);
-  }
+  if (!p) throw new SynapseError('unknown_profile', `unknown profile "${name}". Available profiles: ${profileNames()}`);
   return p;
 }
 

@@ -278,6 +278,7 @@ export class DeliveryLoop extends EventEmitter {
     // Never type into a human's half-written prompt; only priority 5 goes through.
     const hold = next.priority >= 5 ? 0 : (this.deps.holdForUser?.() ?? 0);
     if (hold > 0) {
+      this.emit('held', next, hold);
       if (!this.userHoldTimer) {
         this.userHoldTimer = this.deps.clock.setTimeout(() => {
           this.userHoldTimer = undefined;

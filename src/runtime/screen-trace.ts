@@ -6,9 +6,9 @@ import type { ScreenStatusTracker } from './screen-status.js';
 
 /**
  * `SYNAPSE_SCREEN_TRACE=<file>`: appends one JSON line per screen reading (status and change
- * counter, plus the viewport when the screen changed since the last one) and per delivery step,
- * so a wrong status or reply can be replayed frame by frame. Off unless asked for; it writes
- * synchronously and is for diagnosis.
+ * counter, plus the viewport when the screen changed since the last one) and per delivery step
+ * (a delivery held for the human included), so a wrong status or reply can be replayed frame by
+ * frame. Off unless asked for; it writes synchronously and is for diagnosis.
  */
 export function traceScreens(file: string, screen: Screen, tracker: ScreenStatusTracker, delivery: DeliveryLoop): void {
   const fd = fs.openSync(file, 'a');
@@ -29,6 +29,8 @@ export function traceScreens(file: string, screen: Screen, tracker: ScreenStatus
     lastSeq = r.seq;
     write({ kind: 'reading', status: r.status, seq: r.seq, viewport: screen.viewport().map((l) => l.trimEnd()) });
   });
+  // Each time the loop decides to wait for the human (unsent text, or typing just now).
+  delivery.on('held', (t: Task, forMs: number) => write({ kind: 'held', task: t.id, for_ms: forMs, seq: screen.seq }));
   delivery.on('delivering', (t: Task) => write({ kind: 'delivering', task: t.id, seq: screen.seq }));
   delivery.on('submitted', (t: Task) => write({ kind: 'submitted', task: t.id, seq: screen.seq }));
   delivery.on('interrupt', () => write({ kind: 'interrupt', seq: screen.seq }));

@@ -1,6 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Task } from '../agent-api/task.js';
+import { numberSetting } from '../config/env-number.js';
 import type { Env } from '../config/paths.js';
 import { redactUrl, webhookEventFor, type WebhookEvent, type WebhookStore, type WebhookTarget } from '../store/webhooks.js';
 import { VERSION } from '../version.js';
@@ -44,10 +45,12 @@ function signatureFor(body: Buffer | string, secret: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
-function numberFromEnv(raw: string | undefined, fallback: number, min: number): number {
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const n = Number(raw);
-  return Number.isFinite(n) && n >= min ? n : fallback;
+/** `SYNAPSE_WEBHOOK_TIMEOUT` (seconds, fractions allowed) and `SYNAPSE_WEBHOOK_MAX_RETRIES`. */
+export function webhookSettings(env: Env): { timeoutMs: number; maxRetries: number } {
+  return {
+    timeoutMs: numberSetting(env, 'SYNAPSE_WEBHOOK_TIMEOUT', { default: DEFAULT_WEBHOOK_TIMEOUT_S, min: 0.001, unit: 'seconds' }) * 1000,
+    maxRetries: numberSetting(env, 'SYNAPSE_WEBHOOK_MAX_RETRIES', { default: DEFAULT_WEBHOOK_MAX_RETRIES, integer: true, min: 0, unit: 'retries' }),
+  };
 }
 
 /**
@@ -78,8 +81,9 @@ export class WebhookDispatcher {
     this.clock = opts.clock ?? systemClock;
     this.agentId = opts.agentId;
     this.backoffMs = opts.backoffMs && opts.backoffMs.length > 0 ? opts.backoffMs : DEFAULT_BACKOFF_MS;
-    this.timeoutMs = numberFromEnv(opts.env.SYNAPSE_WEBHOOK_TIMEOUT, DEFAULT_WEBHOOK_TIMEOUT_S, 0.001) * 1000;
-    this.maxRetries = Math.floor(numberFromEnv(opts.env.SYNAPSE_WEBHOOK_MAX_RETRIES, DEFAULT_WEBHOOK_MAX_RETRIES, 0));
+    const settings = webhookSettings(opts.env);
+    this.timeoutMs = settings.timeoutMs;
+    this.maxRetries = settings.maxRetries;
     this.defaultSecret = opts.env.SYNAPSE_WEBHOOK_SECRET || null;
   }
 

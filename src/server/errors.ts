@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import { isSynapseError, type ErrorCode } from '../errors.js';
 
 /** The one place that maps error codes to HTTP statuses. Bodies are `{error: {code, message}}`. */
@@ -21,6 +21,36 @@ const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   database_error: 500,
 };
 
+function shown(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/**
+ * The message of a failed schema check, one clause per problem. ajv reports a union of literals
+ * as "must be equal to constant" once per member plus "must match a schema in anyOf", and an
+ * enum as "must be equal to one of the allowed values"; both become "<where> must be one of
+ * a, b, c", so the caller learns what to send instead.
+ */
+export function validationMessage(where: string, errors: readonly FastifySchemaValidationError[]): string {
+  const oneOf = new Map<FastifySchemaValidationError, unknown[]>();
+  const absorbed = new Set<FastifySchemaValidationError>();
+  for (const e of errors) {
+    if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues)) oneOf.set(e, e.params.allowedValues);
+    if (e.keyword !== 'anyOf') continue;
+    const branches = errors.filter((b) => b !== e && b.schemaPath.startsWith(`${e.schemaPath}/`));
+    if (branches.length === 0 || !branches.every((b) => b.keyword === 'const' && b.instancePath === e.instancePath)) continue;
+    oneOf.set(e, branches.map((b) => b.params.allowedValue));
+    for (const b of branches) absorbed.add(b);
+  }
+  const clauses = errors
+    .filter((e) => !absorbed.has(e))
+    .map((e) => {
+      const values = oneOf.get(e);
+      return `${where}${e.instancePath} ${values ? `must be one of ${values.map(shown).join(', ')}` : (e.message ?? e.keyword)}`;
+    });
+  return [...new Set(clauses)].join(', ');
+}
+
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | Error, _req, reply) => {
     if (isSynapseError(err)) {
@@ -28,7 +58,8 @@ export function installErrorHandler(app: FastifyInstance): void {
     }
     const fe = err as FastifyError;
     if (fe.validation) {
-      return reply.status(400).send({ error: { code: 'invalid_input', message: fe.message } });
+      const message = validationMessage(fe.validationContext ?? 'request', fe.validation);
+      return reply.status(400).send({ error: { code: 'invalid_input', message } });
     }
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return reply.status(413).send({ error: { code: 'body_too_large', message: fe.message } });

@@ -6,6 +6,13 @@ interface SchemaModules {
   'webhook-schemas': typeof import('./webhook-schemas.js');
 }
 
+/** The TypeBox sources, each a literal import so bundlers and Vite can see what is loaded. */
+const SOURCES: { [K in keyof SchemaModules]: () => Promise<SchemaModules[K]> } = {
+  schemas: () => import('./schemas.js'),
+  'team-store-schemas': () => import('./team-store-schemas.js'),
+  'webhook-schemas': () => import('./webhook-schemas.js'),
+};
+
 const cache = new Map<string, unknown>();
 
 /**
@@ -20,7 +27,9 @@ export async function loadSchemas<K extends keyof SchemaModules>(name: K): Promi
   try {
     mod = JSON.parse(fs.readFileSync(new URL(`./${name}.generated.json`, import.meta.url), 'utf8')) as SchemaModules[K];
   } catch {
-    mod = (await import(`./${name}.js`)) as SchemaModules[K];
+    // No emitted JSON (running from src/, or dist/ built by a bare tsc): the TypeBox source
+    // gives the same schemas, only slower to load.
+    mod = await SOURCES[name]();
   }
   cache.set(name, mod);
   return mod;

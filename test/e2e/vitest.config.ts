@@ -1,6 +1,6 @@
 // The e2e suite: real agent CLIs (test/e2e/clis) against the offline mock model server.
 // One file at a time (two cores; each test runs one or two real CLIs), generous deadlines.
-//   npm run build && npx vitest run --config test/e2e/vitest.config.ts
+//   npx vitest run --config test/e2e/vitest.config.ts   (builds first when dist/ is stale)
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -14,5 +14,7 @@ export default defineConfig({
     maxWorkers: 1,
     fileParallelism: false,
     isolate: true,
+    // The agents under test run bin/synapse.js -> dist/: build first when dist/ is older than src/.
+    globalSetup: ['test/support/build-fresh.ts'],
   },
 });

@@ -2,15 +2,9 @@ import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestCon
 import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { isSynapseError } from '../../errors.js';
 import type { AgentApi } from '../../agent-api/agent-api.js';
-import type { Task } from '../../agent-api/task.js';
 import { fromSdkMessage, sendOptions } from './convert.js';
 import type { TaskFeedBuses } from './task-feed.js';
 import type { SynapseTaskStore } from './task-store.js';
-
-/** The runtime's answer hook for input-required tasks; not every runtime has it yet. */
-export interface RespondingAgentApi extends AgentApi {
-  respond?: (taskId: string, text: string) => Task | Promise<Task>;
-}
 
 /**
  * Bridges the SDK's request lifecycle to the runtime: a new message goes into the same durable
@@ -21,7 +15,7 @@ export interface RespondingAgentApi extends AgentApi {
  */
 export class SynapseExecutor implements AgentExecutor {
   constructor(
-    private readonly api: RespondingAgentApi,
+    private readonly api: AgentApi,
     private readonly store: SynapseTaskStore,
     private readonly buses: TaskFeedBuses,
   ) {}

@@ -23,7 +23,7 @@ import { pickChoice } from '../../profiles/permission.js';
 import type { PermissionChoice } from '../../profiles/types.js';
 import { TERMINAL_STATES, type Task as OurTask } from '../../agent-api/task.js';
 import { fromSdkParts, sdkMessageText, sendOptions } from './convert.js';
-import type { RespondingAgentApi } from './executor.js';
+import type { AgentApi } from '../../agent-api/agent-api.js';
 import { findTask } from './task-store.js';
 
 export const NOT_READY_RETRY_S = 5;
@@ -58,7 +58,7 @@ function permissionChoices(task: OurTask): PermissionChoice[] | null {
 export class SynapseRequestHandler implements A2ARequestHandler {
   constructor(
     private readonly inner: DefaultRequestHandler,
-    private readonly api: RespondingAgentApi,
+    private readonly api: AgentApi,
     private readonly card: () => AgentCard,
   ) {}
 
@@ -74,8 +74,12 @@ export class SynapseRequestHandler implements A2ARequestHandler {
     if (!passes && !this.api.readyForMessages()) throw agentNotReady();
   }
 
-  /** A message for an existing task: the answer to what it waits for (free text or a dialog choice). */
-  private async answer(taskId: string, contextId: string, text: string): Promise<void> {
+  /**
+   * A message for an existing task: the answer to the approval dialog it waits for, one of the
+   * dialog's choices. (A CLI's free-text question is not a task state: the runtime reads only
+   * approval dialogs off the screen.)
+   */
+  private answer(taskId: string, contextId: string, text: string): void {
     const task = findTask(this.api, taskId);
     if (!task) throw new TaskNotFoundError(`Task not found: ${taskId}`);
     if (TERMINAL_STATES.has(task.status.state)) throw new UnsupportedOperationError(`task ${task.id} is ${task.status.state} and takes no more messages; send a new message without taskId`);
@@ -83,10 +87,6 @@ export class SynapseRequestHandler implements A2ARequestHandler {
     if (contextId && contextId !== task.context_id) throw new RequestMalformedError(`contextId ${contextId} is not the context of task ${task.id} (${task.context_id})`);
     const choices = permissionChoices(task);
     try {
-      if (this.api.respond) {
-        await this.api.respond(task.id, text);
-        return;
-      }
       if (!choices) throw new UnsupportedOperationError(`task ${task.id} waits for input this agent cannot take over A2A`);
       if (!pickChoice(choices, text)) throw new RequestMalformedError(`"${text}" is not one of the choices: ${choices.map((c) => `${c.key}. ${c.label}`).join(' | ')}`);
       this.api.answerPermission(task.id, text);

@@ -4,7 +4,7 @@ import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import type { AgentApi } from '../../agent-api/agent-api.js';
 import type { CardInput } from '../card.js';
 import { buildA2aCard } from './card.js';
-import { SynapseExecutor, type RespondingAgentApi } from './executor.js';
+import { SynapseExecutor } from './executor.js';
 import { startGrpcServer, type GrpcHandle } from './grpc-server.js';
 import { PushDispatcher, runtimeDrivenPushes } from './push-dispatch.js';
 import { PushConfigStore } from './push-store.js';
@@ -38,7 +38,7 @@ export class A2aService {
   private closed = false;
 
   constructor(private readonly opts: A2aServiceOptions) {
-    const api = opts.api as RespondingAgentApi;
+    const api = opts.api;
     this.store = new SynapseTaskStore(api);
     this.buses = new TaskFeedBuses(api);
     const executor = new SynapseExecutor(api, this.store, this.buses);

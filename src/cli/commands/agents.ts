@@ -16,9 +16,9 @@ function parsePort(value: string): number {
   return n;
 }
 
-function addAgentOptions(cmd: Command): Command {
+function addAgentOptions(cmd: Command, profiles: string | undefined): Command {
   return cmd
-    .argument('<profile>', 'which CLI to wrap: claude, echo (alias dummy)')
+    .argument('<profile>', profiles ? `which CLI to wrap: ${profiles}` : 'which CLI to wrap (`synapse profiles` lists them)')
     .argument('[cliArgs...]', 'arguments passed to the CLI itself, after --')
     .option('-n, --name <name>', 'a custom name other agents can use as the target')
     .option('-r, --role <text>', 'what this agent does in the team (or @file to read it from a file)')
@@ -27,10 +27,13 @@ function addAgentOptions(cmd: Command): Command {
     .option('--auto-approve', "turn on the CLI's own auto-approval flag (off by default)");
 }
 
-/** Declarations only, one block per command: long, but there is no logic in it. */
+/**
+ * Declarations only, one block per command: long, but there is no logic in it. `profiles`: the
+ * shipped profiles for `<profile>`'s help (main loads them only for a help request).
+ */
 // eslint-disable-next-line max-lines-per-function -- commander declarations, no logic
-export function registerAgentCommands(program: Command): void {
-  addAgentOptions(program.command('run', { hidden: true }))
+export function registerAgentCommands(program: Command, profiles?: string): void {
+  addAgentOptions(program.command('run', { hidden: true }), profiles)
     .description('Run an agent CLI in this terminal (same as `synapse <profile>`)')
     .option('--headless', 'no user terminal: the CLI runs unseen, only the HTTP side is used')
     .addHelpText(
@@ -50,7 +53,7 @@ Examples:
       await new Promise(() => undefined);
     });
 
-  addAgentOptions(program.command('start'))
+  addAgentOptions(program.command('start'), profiles)
     .description('Start an agent in the background (detached; output in ~/.synapse/logs/)')
     .option('--json', 'print the registry entry as JSON')
     .addHelpText('after', '\nExamples:\n  synapse start echo --name alice\n  synapse start claude --role @roles/reviewer.md -- --model sonnet')

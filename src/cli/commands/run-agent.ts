@@ -49,6 +49,8 @@ export async function runForeground(profileName: string, cliArgs: string[], flag
   const profile = getProfile(profileName);
   checkInstalled(profile.command, io.env);
   const headless = flags.headless === true || !io.isTerminal('stdin') || !io.isTerminal('stdout');
+  // A setting that does not parse stops here, before a port is bound or the CLI spawned.
+  (await import('../../runtime/agent-settings.js')).agentSettings(io.env);
   const { startAgent } = await import('../../runtime/agent.js');
   const agent = await startAgent({
     profile,
@@ -81,6 +83,7 @@ export async function startBackground(profileName: string, cliArgs: string[], fl
     args.push('--auto-approve');
   }
   if (cliArgs.length) args.push('--', ...cliArgs);
+  (await import('../../runtime/agent-settings.js')).agentSettings(io.env);
   const { launchBackground } = await import('../../runtime/launch.js');
   const { entry, logFile } = await launchBackground({ profileArgs: args, env: io.env, cwd: io.cwd });
   if (flags.json) io.out(`${JSON.stringify(entry, null, 2)}\n`);

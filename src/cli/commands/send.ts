@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { requestJson } from '../../a2a/http-json.js';
 import { followSse } from '../../a2a/sse-client.js';
 import type { Part, ResponseMode, Task } from '../../agent-api/task.js';
+import { numberSetting } from '../../config/env-number.js';
 import { loadSettings } from '../../config/settings.js';
 import { SynapseError } from '../../errors.js';
 import type { RegistryEntry } from '../../registry/entry.js';
@@ -54,7 +55,7 @@ async function messageText(arg: string | undefined, flags: SendFlags, io: Comman
 }
 
 function attachments(files: string[], io: CommandIo): Part[] {
-  const limit = Number(io.env.SYNAPSE_SEND_MESSAGE_THRESHOLD ?? DEFAULT_ATTACH_LIMIT);
+  const limit = numberSetting(io.env, 'SYNAPSE_SEND_MESSAGE_THRESHOLD', { default: DEFAULT_ATTACH_LIMIT, integer: true, min: 0, unit: 'bytes' });
   return files.map((file) => {
     let bytes: Buffer;
     try {

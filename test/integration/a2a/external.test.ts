@@ -63,9 +63,10 @@ describe('synapse external', () => {
 
   it('refuses a URL that serves no A2A card', async () => {
     const b = await startHeadless('echo', { env: t.env });
-    const res = await cli('add', `${b.endpoint}/status.json`);
+    const url = `${b.endpoint}/status.json`;
+    const res = await cli('add', url);
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/(no name|neither A2A|HTTP 404)/);
+    expect(res.stderr).toBe(`synapse: ${url} answered HTTP 404; is ${url} an A2A agent?\n`);
   });
 });
 

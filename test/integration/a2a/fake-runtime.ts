@@ -16,19 +16,20 @@ import { AgentTaskStore } from '../../../src/store/agent-tasks.js';
 /**
  * The real task manager, store and event journal with a scripted "agent" in place of a PTY:
  * a message is worked on after `thinkMs` and completed with `ECHO: <text>`; `[[wait: S]]`
- * thinks S seconds; `[[ask]]` goes to input-required until answered. Fast enough for unit tests
- * of the A2A bridge; the integration tests run the same things against real agents.
+ * thinks S seconds; `[[permit]]` shows an approval dialog (input-required with its choices,
+ * answered through `answerPermission`, as the real runtime does); `[[ask]]` goes to
+ * input-required with no dialog, which no follow-up can answer. Fast enough for unit tests of
+ * the A2A bridge; the integration tests run the same things against real agents.
  */
 export interface FakeRuntime {
-  api: AgentApi & { respond?: (taskId: string, text: string) => Task };
+  api: AgentApi;
   tasks: TaskManager;
   events: TaskEvents;
   setReady(ready: boolean): void;
   close(): void;
 }
 
-export function fakeRuntime(opts: { port: number; thinkMs?: number; respond?: boolean }): FakeRuntime {
-  // `respond` (free-text answers) is optional in the runtime; approval dialogs always have answerPermission.
+export function fakeRuntime(opts: { port: number; thinkMs?: number }): FakeRuntime {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-fake-'));
   const store = new AgentTaskStore(path.join(dir, 'agent.db'));
   const tasks = new TaskManager(store, systemClock);
@@ -122,17 +123,6 @@ export function fakeRuntime(opts: { port: number; thinkMs?: number; respond?: bo
       return { task: t, choice: picked };
     },
   };
-  if (opts.respond === true) {
-    api.respond = (taskId, text) => {
-      const t = tasks.transition(taskId, 'working', {});
-      if (!t) throw new SynapseError('conflict', `task ${taskId} does not wait for input`);
-      timers.set(
-        taskId,
-        setTimeout(() => tasks.transition(taskId, 'completed', { receipt: 'answered', artifact: textArtifact(`ECHO: ${text}`) }), thinkMs),
-      );
-      return t;
-    };
-  }
   return {
     api,
     tasks,

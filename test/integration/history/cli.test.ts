@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fill, ID_A, ID_B, ID_C } from '../../support/history-fixture.js';
-import { BIN, ROOT, runCli, tempHome, waitFor } from '../../support/synapse.js';
+import { BIN, runCli, tempHome, waitFor } from '../../support/synapse.js';
 
 /**
  * Spawn smoke tests: `bin/synapse.js history …` parses, calls the command, knows a pipe from a
@@ -13,10 +13,6 @@ import { BIN, ROOT, runCli, tempHome, waitFor } from '../../support/synapse.js';
 
 const require = createRequire(import.meta.url);
 const pty = require('node-pty') as typeof import('node-pty');
-
-if (!fs.existsSync(path.join(ROOT, 'dist', 'cli', 'commands', 'history.js'))) {
-  throw new Error('dist/ is missing the history commands: run `npm run build` first');
-}
 
 let t: ReturnType<typeof tempHome>;
 let project: string;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createParser } from 'eventsource-parser';
@@ -9,11 +10,17 @@ interface Ev {
   data: any;
 }
 
-/** Collects SSE events until `done` (or the stream ends). */
-function collect(url: string, lastEventId?: number, stopAfter?: (e: Ev) => boolean): Promise<Ev[]> {
-  return new Promise((resolve, reject) => {
+/**
+ * Collects SSE events until `stopAfter` says so (or the stream ends). `opened` settles once the
+ * server has answered with the stream's headers, i.e. once the subscription exists.
+ */
+function open(url: string, lastEventId?: number, stopAfter?: (e: Ev) => boolean): { opened: Promise<void>; events: Promise<Ev[]> } {
+  let opened!: () => void;
+  const openedP = new Promise<void>((r) => (opened = r));
+  const events = new Promise<Ev[]>((resolve, reject) => {
     const events: Ev[] = [];
     const req = http.get(url, { headers: lastEventId ? { 'last-event-id': String(lastEventId) } : {} }, (res) => {
+      opened();
       const parser = createParser({
         onEvent: (m) => {
           const e = { id: Number(m.id), event: m.event ?? 'message', data: JSON.parse(m.data) };
@@ -30,6 +37,11 @@ function collect(url: string, lastEventId?: number, stopAfter?: (e: Ev) => boole
     });
     req.on('error', (err) => (events.length ? resolve(events) : reject(err)));
   });
+  return { opened: openedP, events };
+}
+
+function collect(url: string, lastEventId?: number): Promise<Ev[]> {
+  return open(url, lastEventId).events;
 }
 
 describe('receipts, streams and durability', () => {
@@ -80,13 +92,14 @@ describe('receipts, streams and durability', () => {
     const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('line one\nline two [[wait: 1]]'));
     const id = sent.body.task.id;
     const events = await collect(`${a.endpoint}/tasks/${id}/subscribe`);
-    const names = events.map((e) => e.event);
-    expect(names.at(-1)).toBe('done');
-    expect(names.filter((n) => n === 'done')).toHaveLength(1);
+    // Every status change in order and one done at the end: none may go missing.
+    const kinds = events.map((e) => (e.event === 'status' ? `status:${e.data.state}` : e.event));
+    expect(kinds.filter((k) => k !== 'output')).toEqual(['status:submitted', 'status:working', 'status:completed', 'done']);
+    // Output lines (if the turn drew any before it ended) come only while the task is working.
+    const working = kinds.indexOf('status:working');
+    const completed = kinds.indexOf('status:completed');
+    for (const [i, k] of kinds.entries()) if (k === 'output') expect(i > working && i < completed, `output at ${i} in ${kinds.join(' ')}`).toBe(true);
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
-    const states = events.filter((e) => e.event === 'status').map((e) => e.data.state);
-    expect(states).toEqual(['submitted', 'working', 'completed'].filter((s) => states.includes(s)));
-    expect(states.at(-1)).toBe('completed');
     expect(events.at(-1)!.data.task.status.state).toBe('completed');
     // Reconnecting after event 2 gets exactly the rest.
     const replay = await collect(`${a.endpoint}/tasks/${id}/subscribe`, 2);
@@ -105,12 +118,18 @@ describe('receipts, streams and durability', () => {
 
   it('the /events feed shows status changes and task events', async () => {
     const a = await startHeadless('echo', { env: t.env });
-    const feed = collect(`${a.endpoint}/events`, undefined, (e) => e.event === 'task' && e.data.state === 'completed' && e.data.previous === 'working');
-    await new Promise((r) => setTimeout(r, 100));
-    await postJson(`${a.endpoint}/tasks/send`, textMessage('watch me'));
-    const events = await feed;
-    expect(events.some((e) => e.event === 'status' && e.data.status === 'PROCESSING')).toBe(true);
-    expect(events.some((e) => e.event === 'task' && e.data.state === 'working')).toBe(true);
+    const id = randomUUID();
+    const feed = open(`${a.endpoint}/events`, undefined, (e) => e.event === 'task' && e.data.task_id === id && e.data.state === 'completed');
+    await feed.opened;
+    await postJson(`${a.endpoint}/tasks/send`, { ...textMessage('watch me'), task_id: id });
+    const events = await feed.events;
+    // The feed replays what came before (the start-up instruction's turn): look after our task.
+    const ours = (e: Ev) => e.event === 'task' && e.data.task_id === id;
+    expect(events.filter(ours).map((e) => `${e.data.previous} -> ${e.data.state}`)).toEqual(['null -> submitted', 'submitted -> working', 'working -> completed']);
+    const submitted = events.findIndex(ours);
+    const busy = events.findIndex((e, i) => i > submitted && e.event === 'status' && e.data.status === 'PROCESSING');
+    expect(busy).toBeGreaterThan(submitted);
+    expect(busy).toBeLessThan(events.length - 1);
   });
 
   it('answers 404 for a stream of an unknown task', async () => {

@@ -106,6 +106,10 @@ describe('synapse send / reply / interrupt / broadcast', () => {
     const tooBig = await runCli(['send', 'slowpoke', 'see file', '--attach', big], { env: { ...t.env, SYNAPSE_SEND_MESSAGE_THRESHOLD: '1024' } });
     expect(tooBig.code).toBe(1);
     expect(tooBig.stderr).toContain('over the limit of 1024 bytes');
+    // A limit that does not parse was NaN, and NaN let every attachment through.
+    const unparsable = await runCli(['send', 'slowpoke', 'see file', '--attach', big], { env: { ...t.env, SYNAPSE_SEND_MESSAGE_THRESHOLD: '100kb' } });
+    expect(unparsable.code).toBe(1);
+    expect(unparsable.stderr).toBe('synapse: SYNAPSE_SEND_MESSAGE_THRESHOLD must be a whole number of bytes (at least 0), got "100kb"\n');
   });
 
   it('reads the message from --stdin and --message-file, and attaches files as file parts', async () => {

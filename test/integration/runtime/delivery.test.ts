@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { artifactText, cleanupAll, getJson, postJson, startHeadless, tempHome, textMessage, waitFor, waitForTask } from '../../support/synapse.js';
+import { AgentTaskStore } from '../../../src/store/agent-tasks.js';
 
 describe('delivery into a real PTY (echo agent)', () => {
   const t = tempHome();
@@ -144,7 +145,6 @@ describe('delivery into a real PTY (echo agent)', () => {
     const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('bye [[exit: 3]]'));
     const closed = new Promise<number | null>((r) => a.child.once('close', (code) => r(code)));
     expect(await closed).toBe(3);
-    const { AgentTaskStore } = await import('../../../dist/store/agent-tasks.js');
     const store = new AgentTaskStore(`${t.env.SYNAPSE_HOME}/agents/${a.agentId}.db`);
     const task = store.get(sent.body.task.id)!;
     store.close();

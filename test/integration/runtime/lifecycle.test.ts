@@ -164,12 +164,17 @@ describe('agent lifecycle and registry', () => {
     const a = await startHeadless('echo', { env: { ...t.env } });
     const badJson = await fetch(`${a.endpoint}/tasks/send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":' });
     expect(badJson.status).toBe(400);
-    expect(((await badJson.json()) as any).error.code).toBeTruthy();
+    expect(((await badJson.json()) as any).error).toEqual({ code: 'invalid_input', message: "Body is not valid JSON but content-type is set to 'application/json'" });
+    // A union of literals names its values once (not "must be equal to constant" per value).
     const badSchema = await postJson(`${a.endpoint}/tasks/send`, { message: { role: 'robot', parts: [] } });
     expect(badSchema.status).toBe(400);
-    expect(badSchema.body.error.code).toBe('invalid_input');
+    expect(badSchema.body.error).toEqual({ code: 'invalid_input', message: 'body/message/role must be one of user, agent' });
+    const badState = await getJson(`${a.endpoint}/tasks?state=done`);
+    expect(badState.status).toBe(400);
+    expect(badState.body.error).toEqual({ code: 'invalid_input', message: 'querystring/state must be one of submitted, working, input-required, completed, failed, canceled' });
     const badPriority = await postJson(`${a.endpoint}/tasks/send-priority?priority=9`, textMessage('x'));
     expect(badPriority.status).toBe(400);
+    expect(badPriority.body.error).toEqual({ code: 'invalid_input', message: 'querystring/priority must be <= 5' });
     const missing = await getJson(`${a.endpoint}/tasks/00000000-0000-0000-0000-000000000000`);
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('task_not_found');

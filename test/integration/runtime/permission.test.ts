@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { artifactText, BIN, cleanupAll, freePort, getJson, postJson, ROOT, runCli, startHeadless, tempHome, textMessage, waitFor, waitForTask } from '../../support/synapse.js';
 
@@ -71,7 +73,11 @@ describe('foreground: never type into a human\'s prompt', () => {
 
   it('holds a delivery while the user has unsent text, delivers once the box is empty', async () => {
     const port = await freePort();
-    const term = pty.spawn(process.execPath, [BIN, 'echo', '--port', String(port)], { name: 'xterm-256color', cols: 100, rows: 30, cwd: ROOT, env: t.env as Record<string, string> });
+    // The agent's screen trace records each reading (with its screen) and each hold, on its clock.
+    const trace = path.join(t.home, 'foreground-trace.jsonl');
+    const env = { ...t.env, SYNAPSE_SCREEN_TRACE: trace } as Record<string, string>;
+    const records = (): any[] => (fs.existsSync(trace) ? fs.readFileSync(trace, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+    const term = pty.spawn(process.execPath, [BIN, 'echo', '--port', String(port)], { name: 'xterm-256color', cols: 100, rows: 30, cwd: ROOT, env });
     let out = '';
     term.onData((d) => (out += d));
     const endpoint = `http://127.0.0.1:${port}`;
@@ -79,10 +85,15 @@ describe('foreground: never type into a human\'s prompt', () => {
       await waitFor(async () => (await getJson(`${endpoint}/status`)).body.ready_for_messages, 15_000, 'ready');
       term.write('half-written');
       // The precondition: the user's text is in the CLI's input box before the message arrives.
-      await waitFor(async () => (await getJson(`${endpoint}/screen`)).body.lines.some((l: string) => l.startsWith('echo> half-written')), 5000, 'typed text on screen');
+      const typedAt = await waitFor(
+        () => records().find((r) => r.kind === 'reading' && r.viewport?.some((l: string) => l.startsWith('echo> half-written')))?.ms as number | undefined,
+        5000,
+        'typed text on screen',
+      );
       const sent = await postJson(`${endpoint}/tasks/send`, textMessage('from a peer'));
-      // While the text sits in the box (and beyond the 2 s idle time), nothing is typed into it.
-      await new Promise((r) => setTimeout(r, 2600));
+      // Beyond the 2 s idle time after the last key, the loop still holds the message for the
+      // text in the box: wait for such a hold, then nothing must have been typed into it.
+      await waitFor(() => records().some((r) => r.kind === 'held' && r.task === sent.body.task.id && r.ms >= typedAt + 2000), 10_000, 'a hold after the idle time');
       expect((await getJson(`${endpoint}/tasks/${sent.body.task.id}`)).body.task.status.state).toBe('submitted');
       expect(out).not.toContain('half-writtenA2A');
       term.write('\x7f'.repeat('half-written'.length));

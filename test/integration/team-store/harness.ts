@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Project } from '../../support/project.js';
@@ -9,8 +8,6 @@ export { exited, registerAgent, tempProject, useTempProject, waitFor, type Proje
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const BIN = path.join(ROOT, 'bin', 'synapse.js');
 
-if (!fs.existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) {
-  throw new Error('dist/ is missing: build first with `npx tsc -p tsconfig.json` (npm test does it)');
 }
 
 export interface RunResult {

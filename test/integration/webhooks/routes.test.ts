@@ -86,6 +86,12 @@ describe('webhook routes', () => {
     expect((await call('GET', '/webhooks')).body.webhooks).toEqual([]);
   });
 
+  it('names the allowed events once when an event is unknown', async () => {
+    const res = await call('POST', '/webhooks', { url: 'http://127.0.0.1:9/h', events: ['task.started'] });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ code: 'invalid_input', message: 'body/events/0 must be one of task.completed, task.failed, task.canceled, task.input_required' });
+  });
+
   it('deletes by URL, and refuses a bare DELETE /webhooks', async () => {
     await call('POST', '/webhooks', { url: 'http://127.0.0.1:9/a' });
     await call('POST', '/webhooks', { url: 'http://127.0.0.1:9/b' });
