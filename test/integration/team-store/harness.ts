@@ -8,8 +8,6 @@ export { exited, registerAgent, tempProject, useTempProject, waitFor, type Proje
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const BIN = path.join(ROOT, 'bin', 'synapse.js');
 
-}
-
 export interface RunResult {
   code: number;
   stdout: string;
