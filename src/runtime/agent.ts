@@ -13,17 +13,18 @@ import { hasActiveLocks } from '../store/file-safety.js';
 import { HistoryRecorder } from '../store/history.js';
 import { WebhookStore } from '../store/webhooks.js';
 import { agentApi } from './agent-api-impl.js';
+import { agentSettings, type AgentSettings } from './agent-settings.js';
 import { AgentHttp } from './agent-http.js';
 import { openAgentLog, type AgentLog } from './agent-log.js';
 import { syncBoardTask } from './board-link.js';
 import { CliSession } from './cli-session.js';
 import { DeliveryLoop } from './delivery.js';
-import { DEFAULT_LONG_MESSAGE_THRESHOLD, sweepMessageFiles } from './framing.js';
+import { sweepMessageFiles } from './framing.js';
 import { LiveOutput } from './live-output.js';
 import { UserTerminal } from './passthrough.js';
 import { claimPort, portRange, type PortClaim } from './port-claim.js';
 import { Presence, type AgentIdentity } from './presence.js';
-import { DEFAULT_REPLY_GRACE_MS, ReplyCoordinator } from './replies.js';
+import { ReplyCoordinator } from './replies.js';
 import { traceScreens } from './screen-trace.js';
 import { StartupGate } from './startup-gate.js';
 import { TaskEvents } from './task-events.js';
@@ -89,17 +90,28 @@ function identityOf(opts: AgentOptions, port: number, host: string, clock: Clock
 export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const clock = opts.clock ?? systemClock;
   const host = opts.host ?? '127.0.0.1';
+  // Before anything is claimed or spawned: a setting that does not parse is an error here.
+  const settings = agentSettings(opts.env);
   const registry = new FileRegistry(registryDir(opts.env));
   const claim = await claimPort({ range: portRange(opts.profile, opts.env), host, registry, type: opts.profile.id, ...(opts.port !== undefined ? { port: opts.port } : {}) });
   const identity = identityOf(opts, claim.port, host, clock);
   const log = openAgentLog(identity.agentId, opts.headless ? null : identity.logFile);
-  const agent = new Agent(opts, { identity, claim, host, registry, clock, log });
+  let agent: Agent;
+  try {
+    agent = new Agent(opts, { identity, claim, host, registry, clock, log, settings });
+  } catch (err) {
+    // Nothing may keep the process alive after a failed start: the claimed port would.
+    claim.server.close();
+    await log.close();
+    throw err;
+  }
   await agent.start();
   return agent.handle();
 }
 
 interface Foundation {
   identity: AgentIdentity;
+  settings: AgentSettings;
   claim: PortClaim;
   host: string;
   registry: FileRegistry;
@@ -148,14 +160,12 @@ class Agent {
     try {
       this.session = new CliSession({ profile, cliArgs: opts.cliArgs, cwd: opts.cwd, env: cliEnv(env, profile, identity), size, clock });
     } catch (err) {
-      f.claim.server.close();
       this.store.close();
-      void f.log.close();
       throw err;
     }
     this.user = opts.headless ? null : new UserTerminal(this.session, profile, clock);
     this.presence = new Presence(identity, registry, clock, this.logger);
-    this.replies = new ReplyCoordinator({ tasks: this.tasks, stack: new ReplyStack(replyDir(env), identity.agentId), clock, graceMs: replyGraceMs(env), self: () => this.presence.entry(), log });
+    this.replies = new ReplyCoordinator({ tasks: this.tasks, stack: new ReplyStack(replyDir(env), identity.agentId), clock, graceMs: f.settings.replyGraceMs, self: () => this.presence.entry(), log });
     this.delivery = this.buildDelivery();
     this.gate = new StartupGate({
       tracker: this.session.tracker,
@@ -184,7 +194,6 @@ class Agent {
     const { env } = this.opts;
     const msgDir = messageFileDir(env);
     sweepMessageFiles(msgDir);
-    const threshold = Number(env.SYNAPSE_LONG_MESSAGE_THRESHOLD ?? DEFAULT_LONG_MESSAGE_THRESHOLD);
     const user = this.user;
     return new DeliveryLoop({
       tasks: this.tasks,
@@ -193,7 +202,7 @@ class Agent {
       injector: this.session.injector,
       profile: this.opts.profile,
       clock: this.f.clock,
-      framing: { longMessageThreshold: Number.isFinite(threshold) && threshold > 0 ? threshold : DEFAULT_LONG_MESSAGE_THRESHOLD, messageDir: msgDir },
+      framing: { longMessageThreshold: this.f.settings.longMessageThreshold, messageDir: msgDir },
       turnDone: (taskId, output) => this.replies.turnDone(taskId, output),
       ...(user ? { holdForUser: () => user.holdForUser() } : {}),
     });
@@ -321,9 +330,4 @@ function locksHeldOrUnknown(cwd: string, agentId: string, env: Env): boolean {
   } catch {
     return true;
   }
-}
-
-function replyGraceMs(env: Env): number {
-  const graceMs = Number(env.SYNAPSE_REPLY_GRACE ?? '') * 1000;
-  return Number.isFinite(graceMs) && graceMs >= 0 && env.SYNAPSE_REPLY_GRACE ? graceMs : DEFAULT_REPLY_GRACE_MS;
 }
