@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'test/e2e/clis/**', 'coverage/**', '**/*.mjs', '**/*.js', '**/*.d.mts'] },
+  { ignores: ['dist/**', 'node_modules/**', 'test/e2e/clis/**', 'coverage/**', '**/*.mjs', '**/*.js', '**/*.cjs', '**/*.d.mts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -31,7 +31,7 @@ function shown(value: unknown): string {
  * enum as "must be equal to one of the allowed values"; both become "<where> must be one of
  * a, b, c", so the caller learns what to send instead.
  */
-export function validationMessage(where: string, errors: readonly FastifySchemaValidationError[]): string {
+function validationMessage(where: string, errors: readonly FastifySchemaValidationError[]): string {
   const oneOf = new Map<FastifySchemaValidationError, unknown[]>();
   const absorbed = new Set<FastifySchemaValidationError>();
   for (const e of errors) {

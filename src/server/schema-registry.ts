@@ -1,9 +1,13 @@
-import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { readJsonFile } from '../json-file.js';
+import type * as Schemas from './schemas.js';
+import type * as TeamStoreSchemas from './team-store-schemas.js';
+import type * as WebhookSchemas from './webhook-schemas.js';
 
 interface SchemaModules {
-  schemas: typeof import('./schemas.js');
-  'team-store-schemas': typeof import('./team-store-schemas.js');
-  'webhook-schemas': typeof import('./webhook-schemas.js');
+  schemas: typeof Schemas;
+  'team-store-schemas': typeof TeamStoreSchemas;
+  'webhook-schemas': typeof WebhookSchemas;
 }
 
 /** The TypeBox sources, each a literal import so bundlers and Vite can see what is loaded. */
@@ -23,14 +27,10 @@ const cache = new Map<string, unknown>();
 export async function loadSchemas<K extends keyof SchemaModules>(name: K): Promise<SchemaModules[K]> {
   const hit = cache.get(name);
   if (hit) return hit as SchemaModules[K];
-  let mod: SchemaModules[K];
-  try {
-    mod = JSON.parse(fs.readFileSync(new URL(`./${name}.generated.json`, import.meta.url), 'utf8')) as SchemaModules[K];
-  } catch {
-    // No emitted JSON (running from src/, or dist/ built by a bare tsc): the TypeBox source
-    // gives the same schemas, only slower to load.
-    mod = await SOURCES[name]();
-  }
+  // No emitted JSON (running from src/, or dist/ built by a bare tsc): the TypeBox source gives
+  // the same schemas, only slower to load. A corrupt emitted file is an error naming it.
+  const emitted = readJsonFile(fileURLToPath(new URL(`./${name}.generated.json`, import.meta.url)), 'emitted schema file') as SchemaModules[K] | null;
+  const mod = emitted ?? (await SOURCES[name]());
   cache.set(name, mod);
   return mod;
 }

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CLIS_DIR, prepareHome, type CliHome } from '../support/cli-home.mjs';
 import { readAnthropicTurn, readChatTurn, readGeminiTurn, readResponsesTurn, startMockModelServer, type MockModelServer, type MockRequest } from '../support/mock-model-server.mjs';
-import { BIN as REPO_BIN, freePort, getJson, postJson, ROOT, textMessage, waitFor } from '../support/synapse.js';
+import { BIN as REPO_BIN, freePort, getJson, postJson, textMessage, waitFor } from '../support/synapse.js';
 
 export { getJson, postJson, waitFor };
 
@@ -318,8 +318,8 @@ export async function startAgent(cli: Cli, mock: MockModelServer, opts: StartOpt
   if (opts.cliArgs?.length) args.push('--', ...opts.cliArgs);
   const child = spawn(process.execPath, args, { cwd: home.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
   const agentId = `synapse-${cli}-${port}`;
   const endpoint = `http://127.0.0.1:${port}`;
   let stopped: Promise<void> | null = null;
@@ -384,7 +384,7 @@ export async function waitForState(agent: { endpoint: string; output?: () => str
     }, ms, `task ${id} to be ${states.join('|')}`);
   } catch (err) {
     const t = await getTask(agent, id).catch(() => null);
-    throw new Error(`${(err as Error).message} (it is ${t?.status?.state})\n--- screen ---\n${await screenText(agent).catch(() => '')}\n--- log ---\n${agent.output?.() ?? ''}`);
+    throw new Error(`${(err as Error).message} (it is ${t?.status?.state})\n--- screen ---\n${await screenText(agent).catch(() => '')}\n--- log ---\n${agent.output?.() ?? ''}`, { cause: err });
   }
 }
 

@@ -57,7 +57,7 @@ export interface CommandResult {
 }
 
 /** Runs one command function; a thrown error becomes its stderr line and exit code, as in `main`. */
-export async function runCommand(command: (io: CommandIo) => Promise<unknown> | unknown, options: IoOptions | TestIo): Promise<CommandResult> {
+export async function runCommand(command: (io: CommandIo) => unknown, options: IoOptions | TestIo): Promise<CommandResult> {
   const io = 'stdout' in options ? options : testIo(options);
   let code = 0;
   try {
@@ -71,7 +71,7 @@ export async function runCommand(command: (io: CommandIo) => Promise<unknown> | 
 }
 
 /** Runs a command that must succeed and parses its JSON output. */
-export async function runJson<T = any>(command: (io: CommandIo) => Promise<unknown> | unknown, options: IoOptions): Promise<T> {
+export async function runJson<T = any>(command: (io: CommandIo) => unknown, options: IoOptions): Promise<T> {
   const r = await runCommand(command, options);
   if (r.code !== 0) throw new Error(`command exited ${r.code}: ${r.stderr}`);
   return JSON.parse(r.stdout) as T;

@@ -57,10 +57,10 @@ describe('Anthropic Messages', () => {
   it('calls the Bash tool for [[sh: ...]] and reports the first line of its result afterwards', async () => {
     const tools = [{ name: 'Bash', input_schema: {} }];
     const first = parseSse((await post('/v1/messages', { stream: true, tools, messages: [{ role: 'user', content: 'run [[sh: echo hi]]' }] })).text);
-    const start = first.find((e) => e.event === 'content_block_start').data.content_block;
+    const start = first.find((e) => e.event === 'content_block_start')!.data.content_block;
     expect(start).toMatchObject({ type: 'tool_use', name: 'Bash' });
-    expect(JSON.parse(first.find((e) => e.event === 'content_block_delta').data.delta.partial_json)).toMatchObject({ command: 'echo hi' });
-    expect(first.find((e) => e.event === 'message_delta').data.delta.stop_reason).toBe('tool_use');
+    expect(JSON.parse(first.find((e) => e.event === 'content_block_delta')!.data.delta.partial_json)).toMatchObject({ command: 'echo hi' });
+    expect(first.find((e) => e.event === 'message_delta')!.data.delta.stop_reason).toBe('tool_use');
 
     const second = await post('/v1/messages', {
       tools,
@@ -125,7 +125,7 @@ describe('OpenAI Responses', () => {
       'response.output_item.done',
       'response.completed',
     ]);
-    expect(events.at(-1).data.response.output[0].content[0].text).toBe('MOCK: yo');
+    expect(events.at(-1)!.data.response.output[0].content[0].text).toBe('MOCK: yo');
   });
 
   it('requests an escalated exec_command for [[escalate: ...]], shaped by the declared schema', async () => {
@@ -141,7 +141,7 @@ describe('OpenAI Responses', () => {
         })
       ).text,
     );
-    const item = events.find((e) => e.event === 'response.output_item.done').data.item;
+    const item = events.find((e) => e.event === 'response.output_item.done')!.data.item;
     expect(item).toMatchObject({ type: 'function_call', name: 'exec_command' });
     expect(JSON.parse(item.arguments)).toMatchObject({ cmd: 'touch f', sandbox_permissions: 'require_escalated' });
   });
@@ -160,7 +160,7 @@ describe('OpenAI Responses', () => {
         })
       ).text,
     );
-    expect(events.at(-1).data.response.output[0].content[0].text).toBe('MOCK: tool said hi');
+    expect(events.at(-1)!.data.response.output[0].content[0].text).toBe('MOCK: tool said hi');
   });
 });
 
@@ -168,7 +168,7 @@ describe('Gemini', () => {
   it('streams text chunks over SSE ending with finishReason STOP', async () => {
     const events = parseSse((await post('/v1beta/models/g:streamGenerateContent?alt=sse', { contents: [{ role: 'user', parts: [{ text: 'hey' }] }] })).text);
     expect(events.map((e) => e.data.candidates[0].content.parts[0].text).join('')).toBe('MOCK: hey');
-    expect(events.at(-1).data.candidates[0].finishReason).toBe('STOP');
+    expect(events.at(-1)!.data.candidates[0].finishReason).toBe('STOP');
   });
 
   it('calls run_shell_command for [[sh: ...]]', async () => {
@@ -209,7 +209,7 @@ describe('scripting and logging', () => {
 
   it('logs every request with its parsed body and without secrets', async () => {
     await post('/v1/messages', { messages: [{ role: 'user', content: 'secret check' }] }, { 'x-api-key': 'sk-real-secret', authorization: 'Bearer t' });
-    const entry = server.requests.find((r) => r.body?.messages?.[0]?.content === 'secret check');
+    const entry = server.requests.find((r) => r.body?.messages?.[0]?.content === 'secret check')!;
     expect(entry.path).toBe('/v1/messages');
     expect(entry.headers['x-api-key']).toBe('[redacted]');
     expect(entry.headers.authorization).toBe('[redacted]');

@@ -40,11 +40,11 @@ export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 10_000, w
   for (;;) {
     try {
       const v = await fn();
-      if (v) return v as NonNullable<T>;
+      if (v) return v;
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

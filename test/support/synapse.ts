@@ -15,11 +15,11 @@ export async function waitFor<T>(fn: () => T | null | undefined | false | Promis
   for (;;) {
     try {
       const v = await fn();
-      if (v !== null && v !== undefined && v !== false) return v as T;
+      if (v !== null && v !== undefined && v !== false) return v;
     } catch (err) {
       lastErr = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastErr ? `: ${String(lastErr)}` : ''}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastErr instanceof Error ? `: ${lastErr.message}` : ''}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -117,8 +117,8 @@ export async function startHeadless(profile: string, opts: { env: NodeJS.Process
     detached: true,
   });
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
   const agentId = `synapse-${profile === 'dummy' ? 'echo' : profile}-${port}`;
   const endpoint = `http://127.0.0.1:${port}`;
   const handle: AgentHandle = {

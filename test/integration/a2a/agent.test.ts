@@ -53,11 +53,11 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON', 'GRPC'])('an echo agent over %s'
     const kinds = eventKinds(events).filter((k) => !k.endsWith(':output'));
     expect(kinds[0]).toMatch(/^task:/);
     expect(kinds.slice(-2)).toEqual(['artifact', `status:${TaskState.TASK_STATE_COMPLETED}`]);
-    const ranks = events.map((e) => (e.payload?.$case === 'task' ? e.payload.value.status?.state : e.payload?.$case === 'statusUpdate' ? e.payload.value.status?.state : undefined)).filter((s) => s !== undefined).map((s) => RANK[s!]!);
+    const ranks = events.map((e) => (e.payload?.$case === 'task' ? e.payload.value.status?.state : e.payload?.$case === 'statusUpdate' ? e.payload.value.status?.state : undefined)).filter((s) => s !== undefined).map((s) => RANK[s]!);
     expect(ranks).toEqual([...ranks].sort((x, y) => x - y));
 
     // Resubscribe to a task sent through Synapse's own route.
-    const viaSynapse = (await fetch(`${a.endpoint}/tasks/send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: { role: 'user', parts: [{ type: 'text', text: 'think [[wait: 1]]' }] }, metadata: { response_mode: 'wait' } }) }).then((r) => r.json())).task;
+    const viaSynapse = (await fetch(`${a.endpoint}/tasks/send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: { role: 'user', parts: [{ type: 'text', text: 'think [[wait: 1]]' }] }, metadata: { response_mode: 'wait' } }) }).then((r) => r.json() as Promise<any>)).task;
     const resub = eventKinds(await collect(client.resubscribeTask({ tenant: '', id: viaSynapse.id }))).filter((k) => !k.endsWith(':output'));
     expect(resub[0]).toMatch(/^task:/);
     expect(resub.at(-1)).toBe(`status:${TaskState.TASK_STATE_COMPLETED}`);

@@ -27,7 +27,7 @@ async function setup(opts: { grpc?: boolean } = {}): Promise<{ rt: FakeRuntime; 
 describe('agent card', () => {
   it('lists every binding with its version, streaming and push, and the synapse extension', async () => {
     const { base } = await setup();
-    const card = await (await fetch(`${base}/.well-known/agent-card.json`)).json();
+    const card: any = await (await fetch(`${base}/.well-known/agent-card.json`)).json();
     expect(card.supportedInterfaces.map((i: any) => `${i.protocolBinding} ${i.protocolVersion} ${i.url.replace(base, '')}`)).toEqual([
       'JSONRPC 1.0 /a2a/jsonrpc',
       'HTTP+JSON 1.0 /a2a/rest/v1',
@@ -41,7 +41,7 @@ describe('agent card', () => {
 
   it('serves a v0.3 card to a client that asks for 0.3, which the SDK can read', async () => {
     const { base } = await setup();
-    const raw = await (await fetch(`${base}/.well-known/agent-card.json`, { headers: { 'a2a-version': '0.3' } })).json();
+    const raw: any = await (await fetch(`${base}/.well-known/agent-card.json`, { headers: { 'a2a-version': '0.3' } })).json();
     expect(raw.url).toBe(`${base}/a2a/v0.3/jsonrpc`);
     const card = parseLegacyAgentCard(raw);
     expect(card.supportedInterfaces[0]).toMatchObject({ protocolBinding: 'JSONRPC', url: `${base}/a2a/v0.3/jsonrpc` });
@@ -227,19 +227,19 @@ describe('HTTP+JSON details', () => {
     const t = asTask(await client.sendMessage(sendRequest('hello')));
     const slash = await fetch(`${base}/a2a/rest/v1/tasks/${t.id}/`, { headers: { 'a2a-version': '1.0' } });
     expect(slash.status).toBe(200);
-    expect((await slash.json()).id).toBe(t.id);
+    expect(((await slash.json()) as any).id).toBe(t.id);
     const bare = await fetch(`${base}/a2a/rest/v1/tasks/${t.id}`);
     expect(bare.status).toBe(400);
-    expect((await bare.json()).error.details[0].reason).toBe('VERSION_NOT_SUPPORTED');
+    expect(((await bare.json()) as any).error.details[0].reason).toBe('VERSION_NOT_SUPPORTED');
     const missing = await fetch(`${base}/a2a/rest/v1/tasks/nope`, { headers: { 'a2a-version': '1.0' } });
     expect(missing.status).toBe(404);
     const badJson = await fetch(`${base}/a2a/rest/v1/message:send`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: '{nope' });
     expect(badJson.status).toBe(400);
     const list = await fetch(`${base}/a2a/rest/v1/tasks?pageSize=10`, { headers: { 'a2a-version': '1.0' } });
-    expect((await list.json()).tasks.map((x: any) => x.id)).toContain(t.id);
+    expect(((await list.json()) as any).tasks.map((x: any) => x.id)).toContain(t.id);
     const unknown = await fetch(`${base}/a2a/rest/v1/nothing/here`, { headers: { 'a2a-version': '1.0' } });
     expect(unknown.status).toBe(404);
-    expect((await unknown.json()).error.message).toMatch(/no A2A HTTP\+JSON resource/);
+    expect(((await unknown.json()) as any).error.message).toMatch(/no A2A HTTP\+JSON resource/);
   });
 
   it('answers a body over the limit in the binding\'s own shape', async () => {
@@ -247,10 +247,10 @@ describe('HTTP+JSON details', () => {
     const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x'.repeat(2 * 1024 * 1024) } });
     const rpc = await fetch(`${base}/a2a/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: big });
     expect(rpc.status).toBe(413);
-    expect((await rpc.json()).error.code).toBe(-32600);
+    expect(((await rpc.json()) as any).error.code).toBe(-32600);
     const rest = await fetch(`${base}/a2a/rest/v1/message:send`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: big });
     expect(rest.status).toBe(413);
-    expect((await rest.json()).error.code).toBe(413);
+    expect(((await rest.json()) as any).error.code).toBe(413);
   });
 });
 

@@ -45,7 +45,8 @@ export async function plainSdkServer(version: '1.0' | '0.3'): Promise<{ base: st
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (c: string) => (body += c));
-    req.on('end', async () => {
+    req.on('end', () => void answer());
+    const answer = async () => {
       const v = req.headers['a2a-version'];
       const context = defaultServerCallContextBuilder({ extensions: undefined, user: undefined, headers: req.headers, requestedVersion: typeof v === 'string' ? v : version });
       const out = await rpc.handle(body, context);
@@ -56,7 +57,7 @@ export async function plainSdkServer(version: '1.0' | '0.3'): Promise<{ base: st
         return;
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(out));
-    });
+    };
   });
   return { base, close: () => new Promise((r) => server.close(() => r())) };
 }

@@ -86,7 +86,7 @@ describe('synapse file-safety', () => {
   it("without --pid the caller's parent process owns the lock, and its death frees it", async () => {
     const shell = spawn('sleep', ['60']);
     children.push(shell);
-    const taken = await runCommand((c) => lockFile('held.ts', 'worker', lockOpts({ ttl: '1h' }), c), io({}, shell.pid!));
+    const taken = await runCommand((c) => lockFile('held.ts', 'worker', lockOpts({ ttl: '1h' }), c), io({}, shell.pid));
     expect(taken.code).toBe(0);
     expect((await locks())[0]).toMatchObject({ agent_id: 'worker', pid: shell.pid });
     expect((await lock('held.ts', 'thief')).code).toBe(1);

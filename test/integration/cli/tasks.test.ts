@@ -134,7 +134,7 @@ describe('synapse tasks', () => {
     const other = path.join(ctx.project.home, 'elsewhere');
     fs.mkdirSync(other);
     const human = await run((c) => createTask('over there', created(), c), { SYNAPSE_PROJECT_DIR: other });
-    expect(human.stdout).toMatch(/^created [0-9a-f]{8}  pending  "over there"\n[0-9a-f-]{36}\n$/);
+    expect(human.stdout).toMatch(/^created [0-9a-f]{8} {2}pending {2}"over there"\n[0-9a-f-]{36}\n$/);
     expect(fs.existsSync(path.join(other, '.synapse', 'task_board.db'))).toBe(true);
     expect(fs.existsSync(path.join(ctx.project.dir, '.synapse'))).toBe(false);
   });
@@ -167,7 +167,7 @@ describe('board database failures', () => {
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     children.push(holder);
-    await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
+    await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
     const r = await run((c) => createTask('blocked out', created(), c));
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(file);

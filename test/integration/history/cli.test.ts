@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type * as NodePty from 'node-pty';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ import { BIN, runCli, tempHome, waitFor } from '../../support/synapse.js';
  */
 
 const require = createRequire(import.meta.url);
-const pty = require('node-pty') as typeof import('node-pty');
+const pty = require('node-pty') as typeof NodePty;
 
 let t: ReturnType<typeof tempHome>;
 let project: string;
@@ -50,7 +51,7 @@ describe('synapse history (spawned)', () => {
 describe('synapse history cleanup in a terminal (spawned)', () => {
   /** Runs cleanup in a real terminal and answers its question. */
   async function answer(reply: string): Promise<{ code: number; out: string }> {
-    const term = pty.spawn(process.execPath, [BIN, 'history', 'cleanup', '--days', '30'], { name: 'xterm-256color', cols: 120, rows: 20, cwd: project, env: t.env as Record<string, string> });
+    const term = pty.spawn(process.execPath, [BIN, 'history', 'cleanup', '--days', '30'], { name: 'xterm-256color', cols: 120, rows: 20, cwd: project, env: t.env });
     let out = '';
     term.onData((d) => (out += d));
     const exited = new Promise<number>((r) => term.onExit(({ exitCode }) => r(exitCode)));

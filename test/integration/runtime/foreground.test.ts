@@ -1,11 +1,12 @@
 import fs from 'node:fs';
+import type * as NodePty from 'node-pty';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, freePort, getJson, postJson, ROOT, tempHome, textMessage, waitFor, waitForTask } from '../../support/synapse.js';
 
 const require = createRequire(import.meta.url);
-const pty = require('node-pty') as typeof import('node-pty');
+const pty = require('node-pty') as typeof NodePty;
 
 describe('foreground: synapse echo in a real terminal', () => {
   const t = tempHome();
@@ -18,7 +19,7 @@ describe('foreground: synapse echo in a real terminal', () => {
       cols: 100,
       rows: 30,
       cwd: ROOT,
-      env: t.env as Record<string, string>,
+      env: t.env,
     });
     let out = '';
     term.onData((d) => (out += d));

@@ -21,7 +21,7 @@ function statusForDeclaredLength(port: number, pathname: string, bytes: number):
     });
     let data = '';
     sock.on('data', (d) => {
-      data += d;
+      data += d.toString('latin1');
       const m = /^HTTP\/1\.1 (\d{3})/.exec(data);
       if (m) {
         sock.destroy();
@@ -32,7 +32,7 @@ function statusForDeclaredLength(port: number, pathname: string, bytes: number):
   });
 }
 
-function readEntry(env: NodeJS.ProcessEnv, agentId: string): any | null {
+function readEntry(env: NodeJS.ProcessEnv, agentId: string): any {
   try {
     return JSON.parse(fs.readFileSync(path.join(env.SYNAPSE_REGISTRY_DIR!, `${agentId}.json`), 'utf8'));
   } catch {

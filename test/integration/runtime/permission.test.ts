@@ -1,11 +1,12 @@
 import fs from 'node:fs';
+import type * as NodePty from 'node-pty';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { artifactText, BIN, cleanupAll, freePort, getJson, postJson, ROOT, runCli, startHeadless, tempHome, textMessage, waitFor, waitForTask } from '../../support/synapse.js';
 
 const require = createRequire(import.meta.url);
-const pty = require('node-pty') as typeof import('node-pty');
+const pty = require('node-pty') as typeof NodePty;
 
 describe('approval dialogs become input-required', () => {
   const t = tempHome();

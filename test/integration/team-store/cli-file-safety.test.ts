@@ -38,8 +38,8 @@ describe('synapse file-safety (spawned)', () => {
     });
     children.push(shell);
     let said = '';
-    shell.stdout!.on('data', (d) => (said += d));
-    shell.stderr!.on('data', (d) => (said += d));
+    shell.stdout.on('data', (d) => (said += d));
+    shell.stderr.on('data', (d) => (said += d));
     const [held] = await waitFor(async () => {
       const l = await locks();
       return l.length === 1 ? l : null;

@@ -10,7 +10,7 @@ import { systemClock, type Clock } from '../../../src/clock.js';
 import { WebhookDispatcher } from '../../../src/runtime/webhook-dispatcher.js';
 import { AGENT_DB_MIGRATIONS } from '../../../src/store/agent-db-migrations.js';
 import { openDatabase, type Db } from '../../../src/store/sqlite.js';
-import { WebhookStore, type WebhookEvent } from '../../../src/store/webhooks.js';
+import { WebhookStore } from '../../../src/store/webhooks.js';
 import { freePort, waitFor } from '../../support/synapse.js';
 
 interface Received {
@@ -229,7 +229,7 @@ describe('webhook delivery', () => {
     const scheduled: Array<{ ms: number; timer: NodeJS.Timeout }> = [];
     const cleared = new Set<NodeJS.Timeout>();
     const clock: Clock = {
-      now: systemClock.now,
+      now: () => systemClock.now(),
       setTimeout: (fn, ms) => {
         const timer = systemClock.setTimeout(fn, ms);
         scheduled.push({ ms, timer });

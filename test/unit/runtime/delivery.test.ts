@@ -107,7 +107,7 @@ async function rig(profile: Profile, turn: Turn, opts: { history?: string; onInt
     framing: { longMessageThreshold: 10_000, messageDir: dir },
     turnDone: (taskId, output) => {
       turnsDone.push({ taskId, output });
-      tasks.transition(taskId, 'completed', { receipt: 'completed' });
+      tasks.transition(taskId, 'completed', { receipt: 'answered' });
     },
   });
   cleanups.push(() => {
@@ -150,7 +150,7 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
     await until(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
     expect(r.turnsDone).toHaveLength(1);
     expect(r.turnsDone[0]?.output).toBe('part one\npart two\npart three');
-    expect(r.tasks.get(task.id).receipt.state).toBe('completed');
+    expect(r.tasks.get(task.id).receipt.state).toBe('answered');
   });
 
   it("finishes on the profile's turn-end row without waiting out the idle window", async () => {
