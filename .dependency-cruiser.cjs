@@ -15,10 +15,18 @@ const LAYERS = [
 
 const upward = LAYERS.slice(0, -1).map(([name, from], i) => ({
   name: `no-upward-from-${name}`,
-  comment: `${name} may import only from layers below it (${LAYERS.slice(0, i).map(([n]) => n).join(', ') || 'none'})`,
+  comment: `${name} may import only from layers below it (${
+    LAYERS.slice(0, i)
+      .map(([n]) => n)
+      .join(', ') || 'none'
+  })`,
   severity: 'error',
   from: { path: from },
-  to: { path: LAYERS.slice(i + 1).map(([, p]) => `(${p})`).join('|') },
+  to: {
+    path: LAYERS.slice(i + 1)
+      .map(([, p]) => `(${p})`)
+      .join('|'),
+  },
 }));
 
 /** @type {import('dependency-cruiser').IConfiguration} */

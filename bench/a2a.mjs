@@ -30,7 +30,16 @@ async function client(binding) {
 
 const request = (text) => ({
   tenant: '',
-  message: { messageId: randomUUID(), role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined }], contextId: '', taskId: '', metadata: undefined, extensions: [], referenceTaskIds: [] },
+  message: {
+    messageId: randomUUID(),
+    role: Role.ROLE_USER,
+    parts: [{ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined }],
+    contextId: '',
+    taskId: '',
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  },
   configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: false },
   metadata: undefined,
 });
@@ -45,12 +54,23 @@ async function viaA2a(c, text) {
 }
 
 async function viaSynapse(text) {
-  const res = await fetch(`${agent.endpoint}/tasks/send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: { role: 'user', parts: [{ type: 'text', text }] }, metadata: { response_mode: 'wait' } }) });
+  const res = await fetch(`${agent.endpoint}/tasks/send`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ message: { role: 'user', parts: [{ type: 'text', text }] }, metadata: { response_mode: 'wait' } }),
+  });
   const { task } = await res.json();
   for (;;) {
     const { task: t } = await (await fetch(`${agent.endpoint}/tasks/${task.id}`)).json();
     if (['completed', 'failed', 'canceled'].includes(t.status.state)) {
-      if (t.status.state !== 'completed' || !t.artifacts.map((a) => a.parts.map((p) => p.text ?? '').join('')).join('').includes(text)) throw new Error(`unexpected task: ${JSON.stringify(t)}`);
+      if (
+        t.status.state !== 'completed' ||
+        !t.artifacts
+          .map((a) => a.parts.map((p) => p.text ?? '').join(''))
+          .join('')
+          .includes(text)
+      )
+        throw new Error(`unexpected task: ${JSON.stringify(t)}`);
       return;
     }
     await new Promise((r) => setTimeout(r, 5));
@@ -78,7 +98,9 @@ try {
   for (const [m, [name]] of methods.entries()) {
     const t = times[m];
     const mean = t.reduce((a, b) => a + b, 0) / t.length;
-    console.log(`  ${name.padEnd(34)} p50 ${fmt(percentile(t, 50)).padStart(9)}  p95 ${fmt(percentile(t, 95)).padStart(9)}  ${(1000 / mean).toFixed(1).padStart(6)} req/s`);
+    console.log(
+      `  ${name.padEnd(34)} p50 ${fmt(percentile(t, 50)).padStart(9)}  p95 ${fmt(percentile(t, 95)).padStart(9)}  ${(1000 / mean).toFixed(1).padStart(6)} req/s`,
+    );
   }
 
   const reads = runs * 4;
@@ -101,7 +123,9 @@ try {
   for (const [m, [name]] of readers.entries()) {
     const t = readTimes[m];
     const mean = t.reduce((a, b) => a + b, 0) / t.length;
-    console.log(`  ${name.padEnd(34)} p50 ${fmt(percentile(t, 50)).padStart(9)}  p95 ${fmt(percentile(t, 95)).padStart(9)}  ${(1000 / mean).toFixed(1).padStart(6)} req/s`);
+    console.log(
+      `  ${name.padEnd(34)} p50 ${fmt(percentile(t, 50)).padStart(9)}  p95 ${fmt(percentile(t, 95)).padStart(9)}  ${(1000 / mean).toFixed(1).padStart(6)} req/s`,
+    );
   }
 } finally {
   await agent.stop();

@@ -165,7 +165,9 @@ async function main() {
       wins_per_process: Object.fromEntries(claimed.map((r, i) => [children[i].name, r.won.length])),
       winners: args.json ? Object.fromEntries(winners) : undefined,
     };
-    log(`board: ${attempts} claim attempts in ${boardResult.seconds.toFixed(2)} s = ${boardResult.attempts_per_second} attempts/s, ${boardResult.claims_per_second} successful claims/s`);
+    log(
+      `board: ${attempts} claim attempts in ${boardResult.seconds.toFixed(2)} s = ${boardResult.attempts_per_second} attempts/s, ${boardResult.claims_per_second} successful claims/s`,
+    );
     log(`board: wins per process ${JSON.stringify(boardResult.wins_per_process)}`);
     log(
       boardOk
@@ -209,7 +211,9 @@ async function main() {
       acquisitions_per_second: Math.round((nLocks * rounds) / (lockMs / 1000)),
       failed_rounds: lockFailures,
     };
-    log(`locks: ${lockAttempts} lock attempts in ${lockResult.seconds.toFixed(2)} s = ${lockResult.attempts_per_second} attempts/s, ${lockResult.acquisitions_per_second} acquisitions/s`);
+    log(
+      `locks: ${lockAttempts} lock attempts in ${lockResult.seconds.toFixed(2)} s = ${lockResult.attempts_per_second} attempts/s, ${lockResult.acquisitions_per_second} acquisitions/s`,
+    );
     log(
       lockResult.ok
         ? `locks: OK, in all ${rounds} rounds every one of the ${nLocks} locks had exactly one winner`

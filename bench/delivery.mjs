@@ -37,10 +37,28 @@ try {
   await new Promise((r) => setTimeout(r, 3000)); // let it go idle
   const mem = treeMemory(agent.child.pid);
   console.log(`bench/delivery: echo agent, think time 0, ${rounds} sequential messages`);
-  console.log(`  launch -> agent card served      p50 ${fmt(percentile(starts.map((s) => s.card), 50))}  (5 launches)`);
-  console.log(`  launch -> accepting messages     p50 ${fmt(percentile(starts.map((s) => s.ready), 50))}  (incl. start-up instruction turn)`);
-  console.log(`  accepted -> written to the PTY   p50 ${fmt(percentile(accepted, 50))}  p95 ${fmt(percentile(accepted, 95))}  (ms clock; submit delay excluded)`);
-  console.log(`  accepted -> seen on the screen   p50 ${fmt(percentile(seen, 50))}  p95 ${fmt(percentile(seen, 95))}  (receipt delivered; includes the 5 ms submit delay)`);
+  console.log(
+    `  launch -> agent card served      p50 ${fmt(
+      percentile(
+        starts.map((s) => s.card),
+        50,
+      ),
+    )}  (5 launches)`,
+  );
+  console.log(
+    `  launch -> accepting messages     p50 ${fmt(
+      percentile(
+        starts.map((s) => s.ready),
+        50,
+      ),
+    )}  (incl. start-up instruction turn)`,
+  );
+  console.log(
+    `  accepted -> written to the PTY   p50 ${fmt(percentile(accepted, 50))}  p95 ${fmt(percentile(accepted, 95))}  (ms clock; submit delay excluded)`,
+  );
+  console.log(
+    `  accepted -> seen on the screen   p50 ${fmt(percentile(seen, 50))}  p95 ${fmt(percentile(seen, 95))}  (receipt delivered; includes the 5 ms submit delay)`,
+  );
   console.log(`  /tasks/send -> completed         p50 ${fmt(percentile(roundTrip, 50))}  p95 ${fmt(percentile(roundTrip, 95))}`);
   console.log(`  idle memory of the process tree  RSS ${mem.rssMiB.toFixed(1)} MiB  PSS ${mem.pssMiB.toFixed(1)} MiB`);
   for (const p of mem.per) console.log(`    pid ${p.pid}  RSS ${p.rssMiB.toFixed(1)} MiB  PSS ${p.pssMiB.toFixed(1)} MiB  ${p.cmd}`);

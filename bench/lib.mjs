@@ -11,7 +11,14 @@ export const BIN = path.join(ROOT, 'bin', 'synapse.js');
 
 export function tempEnv(extra = {}) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'synapse-bench-'));
-  const env = { ...process.env, HOME: home, SYNAPSE_REGISTRY_DIR: path.join(home, '.a2a', 'registry'), SYNAPSE_HOME: path.join(home, '.synapse'), SYNAPSE_HISTORY_ENABLED: 'false', ...extra };
+  const env = {
+    ...process.env,
+    HOME: home,
+    SYNAPSE_REGISTRY_DIR: path.join(home, '.a2a', 'registry'),
+    SYNAPSE_HOME: path.join(home, '.synapse'),
+    SYNAPSE_HISTORY_ENABLED: 'false',
+    ...extra,
+  };
   delete env.SYNAPSE_AGENT_ID;
   return { home, env, cleanup: () => fs.rmSync(home, { recursive: true, force: true }) };
 }
@@ -30,7 +37,11 @@ export function freePort() {
 export async function startAgent(env, args = []) {
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['--max-semi-space-size=1', BIN, 'echo', '--headless', '--port', String(port), ...args], { env, stdio: 'ignore', detached: true });
+  const child = spawn(process.execPath, ['--max-semi-space-size=1', BIN, 'echo', '--headless', '--port', String(port), ...args], {
+    env,
+    stdio: 'ignore',
+    detached: true,
+  });
   const endpoint = `http://127.0.0.1:${port}`;
   let cardMs = null;
   for (;;) {

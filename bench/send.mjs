@@ -30,8 +30,12 @@ try {
   const f50 = percentile(floor, 50);
   console.log(`bench/send: ${runs} runs each, echo agent with think time 0 (it answers through POST /reply)`);
   console.log(`  node -e 0 (floor)             p50 ${fmt(f50)}  p95 ${fmt(percentile(floor, 95))}`);
-  console.log(`  synapse send --silent         p50 ${fmt(percentile(silent, 50))}  p95 ${fmt(percentile(silent, 95))}  (floor + ${fmt(percentile(silent, 50) - f50)})`);
-  console.log(`  synapse send --wait           p50 ${fmt(percentile(wait, 50))}  p95 ${fmt(percentile(wait, 95))}  (floor + ${fmt(percentile(wait, 50) - f50)})`);
+  console.log(
+    `  synapse send --silent         p50 ${fmt(percentile(silent, 50))}  p95 ${fmt(percentile(silent, 95))}  (floor + ${fmt(percentile(silent, 50) - f50)})`,
+  );
+  console.log(
+    `  synapse send --wait           p50 ${fmt(percentile(wait, 50))}  p95 ${fmt(percentile(wait, 95))}  (floor + ${fmt(percentile(wait, 50) - f50)})`,
+  );
 } finally {
   await agent.stop();
   cleanup();

@@ -39,7 +39,13 @@ const EXPECTED = { ready: 'READY', processing: 'PROCESSING', waiting: 'WAITING' 
 const correct = (status, got) => (status === 'starting' ? got !== 'READY' : got === EXPECTED[status]);
 
 const readLines = (file) => fs.readFileSync(file, 'utf8').replace(/\n$/, '').split('\n');
-const dirs = (p) => (fs.existsSync(p) ? fs.readdirSync(p).filter((d) => fs.statSync(path.join(p, d)).isDirectory()).sort() : []);
+const dirs = (p) =>
+  fs.existsSync(p)
+    ? fs
+        .readdirSync(p)
+        .filter((d) => fs.statSync(path.join(p, d)).isDirectory())
+        .sort()
+    : [];
 
 /** Size of a recorded screen: the manifest's, else what the case name says, else 120x40. */
 function sizeOf(manifest, status, name) {
@@ -92,7 +98,12 @@ for (const cli of dirs(FIXTURES)) {
     let ansiSame = 0;
     for (const status of STATUSES) {
       const dir = path.join(base, status);
-      const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.txt')).sort() : [];
+      const files = fs.existsSync(dir)
+        ? fs
+            .readdirSync(dir)
+            .filter((f) => f.endsWith('.txt'))
+            .sort()
+        : [];
       for (const f of files) {
         const name = f.replace(/\.txt$/, '');
         const got = classifyScreen(profile, viewOf(readLines(path.join(dir, f)))) ?? 'none';
@@ -127,7 +138,9 @@ for (const cli of dirs(FIXTURES)) {
       else misses.push(`turns/${turn}: reply extracted as ${JSON.stringify(got.slice(0, 120))}`);
     }
     const pct = (a, b) => (b ? `${((100 * a) / b).toFixed(1)}%` : 'n/a');
-    console.log(`${cli} ${version}: status ${right}/${total} (${pct(right, total)})  ·  .ansi replays ${ansiRight}/${ansiTotal} (same reading as .txt: ${ansiSame}/${ansiTotal})  ·  reply extraction ${turnsRight}/${turns}`);
+    console.log(
+      `${cli} ${version}: status ${right}/${total} (${pct(right, total)})  ·  .ansi replays ${ansiRight}/${ansiTotal} (same reading as .txt: ${ansiSame}/${ansiTotal})  ·  reply extraction ${turnsRight}/${turns}`,
+    );
     printMatrix(matrix);
     for (const m of misses) console.log(`    miss: ${m}`);
     console.log('');
@@ -219,7 +232,12 @@ async function liveRun(cli) {
     SYNAPSE_MESSAGE_DIR: path.join(h.home, 'messages'),
     SYNAPSE_HISTORY_ENABLED: 'false',
   };
-  const child = spawn(process.execPath, [BIN, cli, '--headless', '--port', String(port)], { cwd: h.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [BIN, cli, '--headless', '--port', String(port)], {
+    cwd: h.cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -238,15 +256,27 @@ async function liveRun(cli) {
       // stream like a real model: 0.3 s before the first delta, then one delta every 200 ms.
       const streamed = i >= TURNS;
       const text = `bench turn ${i} for ${cli}${streamed ? ' [[wait: 0.3]]' : ''}`;
-      const res = await fetch(`${ep}/tasks/send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: { role: 'user', parts: [{ type: 'text', text }] } }) });
+      const res = await fetch(`${ep}/tasks/send`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: { role: 'user', parts: [{ type: 'text', text }] } }),
+      });
       const { task } = await res.json();
-      const done = await until(async () => {
-        const t = (await get(`/tasks/${task.id}`)).task;
-        return ['completed', 'failed', 'canceled'].includes(t.status.state) ? t : null;
-      }, 60_000, `turn ${i}`);
+      const done = await until(
+        async () => {
+          const t = (await get(`/tasks/${task.id}`)).task;
+          return ['completed', 'failed', 'canceled'].includes(t.status.state) ? t : null;
+        },
+        60_000,
+        `turn ${i}`,
+      );
       const req = mock.requests.find((r) => r.answer === 'text' && turnText(r).includes(text));
       if (!req || req.endedAt === null) throw new Error(`no finished mock request for turn ${i}`);
-      const idle = await until(async () => changes().find((c) => c.at >= req.endedAt && ['PROCESSING', 'WAITING'].includes(c.from) && ['DONE', 'READY'].includes(c.to)), 10_000, 'the idle status change');
+      const idle = await until(
+        async () => changes().find((c) => c.at >= req.endedAt && ['PROCESSING', 'WAITING'].includes(c.from) && ['DONE', 'READY'].includes(c.to)),
+        10_000,
+        'the idle status change',
+      );
       lags.push({ streamed, idle: idle.at - req.endedAt, completed: Date.parse(done.status.timestamp) - req.endedAt, state: done.status.state });
       // Back to a settled prompt before the next turn, so turns do not overlap.
       await until(async () => ['DONE', 'READY'].includes((await get('/status')).status), 10_000, 'idle');
@@ -259,8 +289,10 @@ async function liveRun(cli) {
   return lags;
 }
 
-console.log(`live: one synapse agent per CLI (${path.relative(ROOT, BIN) || BIN}), ${TURNS} instant + ${TURNS} streamed text turns each, mock model on 127.0.0.1`);
-console.log('  lag = the mock\'s last streamed byte (requests[i].endedAt) -> agent status PROCESSING -> DONE/READY (event log) / task completed');
+console.log(
+  `live: one synapse agent per CLI (${path.relative(ROOT, BIN) || BIN}), ${TURNS} instant + ${TURNS} streamed text turns each, mock model on 127.0.0.1`,
+);
+console.log("  lag = the mock's last streamed byte (requests[i].endedAt) -> agent status PROCESSING -> DONE/READY (event log) / task completed");
 let failed = false;
 for (const cli of Object.keys(prepareHome)) {
   if (only.length && !only.includes(cli)) continue;

@@ -1,7 +1,9 @@
 #!/usr/bin/env -S node --max-semi-space-size=1
 // A small young generation keeps a long-lived agent's idle RSS ~20 MiB lower (bench/delivery).
 // The bin runs the compiled CLI so start-up needs no transpiler.
-import('../dist/cli/main.js').then((m) => m.main(process.argv)).catch((err) => {
-  process.stderr.write(`synapse: ${err?.stack ?? err}\n`);
-  process.exit(1);
-});
+import('../dist/cli/main.js')
+  .then((m) => m.main(process.argv))
+  .catch((err) => {
+    process.stderr.write(`synapse: ${err?.stack ?? err}\n`);
+    process.exit(1);
+  });

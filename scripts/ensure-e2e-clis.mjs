@@ -29,7 +29,11 @@ if (!reason) {
 }
 console.log(`installing the pinned agent CLIs into test/e2e/clis (npm ci: ${reason})…`);
 const t0 = Date.now();
-const r = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: 'inherit', env: { ...process.env, DISABLE_AUTOUPDATER: '1' } });
+const r = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+  cwd: dir,
+  stdio: 'inherit',
+  env: { ...process.env, DISABLE_AUTOUPDATER: '1' },
+});
 if (r.status !== 0) {
   console.error('npm ci in test/e2e/clis failed');
   process.exit(r.status ?? 1);

@@ -49,7 +49,15 @@ export function buildAgentCard({ self, displayName, description, peers }: CardIn
         ],
         available_agents: peers
           .filter((p) => p.agent_id !== self.agent_id)
-          .map((p) => ({ agent_id: p.agent_id, name: p.name, type: p.agent_type, role: p.role, status: p.status, endpoint: p.endpoint, working_dir: p.working_dir })),
+          .map((p) => ({
+            agent_id: p.agent_id,
+            name: p.name,
+            type: p.agent_type,
+            role: p.role,
+            status: p.status,
+            endpoint: p.endpoint,
+            working_dir: p.working_dir,
+          })),
       },
     },
   };

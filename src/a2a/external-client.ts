@@ -32,7 +32,8 @@ export function cardUrlFor(url: string): string {
   } catch {
     throw new SynapseError('invalid_input', `"${url}" is not a URL; give the agent's base URL, e.g. http://127.0.0.1:8100`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new SynapseError('invalid_input', `agent URL must use http or https, not ${u.protocol.replace(/:$/, '')}`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new SynapseError('invalid_input', `agent URL must use http or https, not ${u.protocol.replace(/:$/, '')}`);
   if (u.pathname.endsWith('.json')) return u.toString();
   // An agent mounted under a path keeps its card under that path.
   return `${u.origin}${u.pathname.replace(/\/+$/, '')}${CARD_PATH}`;
@@ -42,7 +43,8 @@ export function cardUrlFor(url: string): string {
 export function parseCard(raw: unknown, cardUrl: string): ReadCard {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new SynapseError('invalid_input', `${cardUrl} did not return a JSON object`);
   const obj = raw as Record<string, unknown>;
-  if (typeof obj.name !== 'string' || obj.name.trim() === '') throw new SynapseError('invalid_input', `the card at ${cardUrl} has no name; is this an A2A agent card?`);
+  if (typeof obj.name !== 'string' || obj.name.trim() === '')
+    throw new SynapseError('invalid_input', `the card at ${cardUrl} has no name; is this an A2A agent card?`);
   const legacy = isLegacyAgentCard(obj);
   if (!legacy && !Array.isArray(obj.supportedInterfaces)) {
     throw new SynapseError('invalid_input', `the card at ${cardUrl} is neither A2A 1.0 (supportedInterfaces) nor 0.3 (url + preferredTransport)`);
@@ -69,7 +71,8 @@ export async function fetchCard(url: string, headers: Record<string, string> = {
   } catch (err) {
     throw new SynapseError('agent_unreachable', `cannot reach ${cardUrl}: ${(err as Error).message}`);
   }
-  if (!res.ok) throw new SynapseError(res.status === 404 ? 'not_found' : 'agent_unreachable', `${cardUrl} answered HTTP ${res.status}; is ${url} an A2A agent?`);
+  if (!res.ok)
+    throw new SynapseError(res.status === 404 ? 'not_found' : 'agent_unreachable', `${cardUrl} answered HTTP ${res.status}; is ${url} an A2A agent?`);
   let raw: unknown;
   try {
     raw = await res.json();
@@ -80,7 +83,11 @@ export async function fetchCard(url: string, headers: Record<string, string> = {
 }
 
 /** `external add`: reads the card, checks it, stores it under `alias` (default: from its name). */
-export async function addExternal(store: ExternalStore, input: { url: string; alias?: string; headers?: Record<string, string> }, now = new Date()): Promise<ExternalAgent> {
+export async function addExternal(
+  store: ExternalStore,
+  input: { url: string; alias?: string; headers?: Record<string, string> },
+  now = new Date(),
+): Promise<ExternalAgent> {
   const headers = input.headers ?? {};
   const read = await fetchCard(input.url, headers);
   const alias = validateAlias(input.alias ?? aliasFromName(read.card.name));
@@ -144,7 +151,10 @@ function stateName(s: TaskState | undefined): string | null {
 }
 
 function taskText(task: Task): string {
-  return task.artifacts.map((a) => sdkMessageText({ parts: a.parts } as Message)).filter(Boolean).join('\n');
+  return task.artifacts
+    .map((a) => sdkMessageText({ parts: a.parts } as Message))
+    .filter(Boolean)
+    .join('\n');
 }
 
 function outcome(via: string, result: Task | Message): SendOutcome {
@@ -153,14 +163,27 @@ function outcome(via: string, result: Task | Message): SendOutcome {
 }
 
 function userMessage(text: string): Message {
-  return { messageId: randomUUID(), role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined }], contextId: '', taskId: '', metadata: undefined, extensions: [], referenceTaskIds: [] };
+  return {
+    messageId: randomUUID(),
+    role: Role.ROLE_USER,
+    parts: [{ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined }],
+    contextId: '',
+    taskId: '',
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 /**
  * Sends `text`. `return`: as soon as the agent has the task; `wait`: until it is done (or needs
  * input); `stream`: like wait, reporting every event to `onEvent` on the way.
  */
-export async function sendExternal(agent: ExternalAgent, text: string, opts: { mode: SendMode; timeoutMs?: number; onEvent?: (n: StreamNote) => void }): Promise<SendOutcome> {
+export async function sendExternal(
+  agent: ExternalAgent,
+  text: string,
+  opts: { mode: SendMode; timeoutMs?: number; onEvent?: (n: StreamNote) => void },
+): Promise<SendOutcome> {
   const client = await clientFor(agent);
   const via = `${client.transport.protocolName} ${client.protocolVersion}`;
   const options = { serviceParameters: { ...agent.headers }, ...(opts.timeoutMs ? { signal: AbortSignal.timeout(opts.timeoutMs) } : {}) };
@@ -182,7 +205,11 @@ export async function sendExternal(agent: ExternalAgent, text: string, opts: { m
         opts.onEvent?.({ kind: 'task', ...(last.state ? { state: last.state } : {}) });
       } else if (p.$case === 'statusUpdate') {
         last = { ...last, task_id: p.value.taskId, context_id: p.value.contextId, state: stateName(p.value.status?.state) };
-        opts.onEvent?.({ kind: 'status', ...(last.state ? { state: last.state } : {}), ...(p.value.status?.message ? { text: sdkMessageText(p.value.status.message) } : {}) });
+        opts.onEvent?.({
+          kind: 'status',
+          ...(last.state ? { state: last.state } : {}),
+          ...(p.value.status?.message ? { text: sdkMessageText(p.value.status.message) } : {}),
+        });
       } else if (p.$case === 'artifactUpdate' && p.value.artifact) {
         const a = p.value.artifact;
         const piece = sdkMessageText({ parts: a.parts } as Message);
@@ -197,7 +224,8 @@ export async function sendExternal(agent: ExternalAgent, text: string, opts: { m
   } catch (err) {
     if (err instanceof SynapseError) throw err;
     const name = (err as Error).name;
-    if (name === 'TimeoutError' || name === 'AbortError') throw new SynapseError('answer_timeout', `${agent.alias} did not answer within ${Math.round((opts.timeoutMs ?? 0) / 1000)} s`);
+    if (name === 'TimeoutError' || name === 'AbortError')
+      throw new SynapseError('answer_timeout', `${agent.alias} did not answer within ${Math.round((opts.timeoutMs ?? 0) / 1000)} s`);
     throw new SynapseError('delivery_failed', `sending to ${agent.alias} (${via}) failed: ${(err as Error).message}`);
   }
 }

@@ -36,7 +36,8 @@ const ALIAS = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
 export function validateAlias(alias: string): string {
   const a = alias.trim().toLowerCase();
-  if (!ALIAS.test(a)) throw new SynapseError('invalid_input', `alias "${alias}" is not valid: use 1-63 letters, digits, ".", "_" or "-", starting with a letter or digit`);
+  if (!ALIAS.test(a))
+    throw new SynapseError('invalid_input', `alias "${alias}" is not valid: use 1-63 letters, digits, ".", "_" or "-", starting with a letter or digit`);
   return a;
 }
 
@@ -78,7 +79,8 @@ export class ExternalStore {
   private read(file: string): ExternalAgent | null {
     const parsed = readJsonFile(file, 'external agent file');
     if (parsed === null) return null;
-    if (!isExternalAgent(parsed)) throw new SynapseError('corrupt_file', `external agent file ${file} is not an external agent record; fix it or remove it`, { file });
+    if (!isExternalAgent(parsed))
+      throw new SynapseError('corrupt_file', `external agent file ${file} is not an external agent record; fix it or remove it`, { file });
     return parsed;
   }
 
@@ -110,7 +112,11 @@ export class ExternalStore {
     const agent = this.find(alias);
     if (agent) return agent;
     const known = this.list().map((a) => a.alias);
-    throw new SynapseError('target_not_found', `no external agent "${alias}"${known.length ? `; known: ${known.join(', ')}` : '; add one with `synapse external add <url>`'}`, { candidates: known });
+    throw new SynapseError(
+      'target_not_found',
+      `no external agent "${alias}"${known.length ? `; known: ${known.join(', ')}` : '; add one with `synapse external add <url>`'}`,
+      { candidates: known },
+    );
   }
 
   save(agent: ExternalAgent): ExternalAgent {

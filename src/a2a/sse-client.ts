@@ -12,7 +12,11 @@ export interface SseEvent {
  * Follows an SSE stream until `onEvent` returns true (done) or the stream ends; reconnects with
  * `Last-Event-ID` when the connection drops before that, so no event is missed or doubled.
  */
-export async function followSse(url: string, onEvent: (e: SseEvent) => boolean | void, opts: { signal?: AbortSignal; maxReconnects?: number } = {}): Promise<void> {
+export async function followSse(
+  url: string,
+  onEvent: (e: SseEvent) => boolean | void,
+  opts: { signal?: AbortSignal; maxReconnects?: number } = {},
+): Promise<void> {
   let lastId = 0;
   let reconnects = 0;
   for (;;) {

@@ -9,7 +9,10 @@ import type { Logger } from '../logger.js';
  * process-wide state.
  */
 export function routeConsoleToLog(logger: Logger): void {
-  const to = (write: (msg: string) => void) => (...args: unknown[]) => write(format(...args));
+  const to =
+    (write: (msg: string) => void) =>
+    (...args: unknown[]) =>
+      write(format(...args));
   console.log = to((m) => logger.info(m));
   console.info = to((m) => logger.info(m));
   console.debug = to((m) => logger.debug(m));

@@ -30,7 +30,8 @@ export function numberSetting(env: Env, name: string, rule: NumberRule & { defau
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return rule.default;
   const n = Number(raw.trim());
-  const fits = Number.isFinite(n) && (!rule.integer || Number.isInteger(n)) && (rule.min === undefined || n >= rule.min) && (rule.max === undefined || n <= rule.max);
+  const fits =
+    Number.isFinite(n) && (!rule.integer || Number.isInteger(n)) && (rule.min === undefined || n >= rule.min) && (rule.max === undefined || n <= rule.max);
   if (!fits) throw new SynapseError('invalid_input', `${name} must be ${expected(rule)}, got "${raw}"`);
   return n;
 }

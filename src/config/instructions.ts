@@ -20,7 +20,8 @@ export function renderStartupInstruction(workingDir: string, vars: { agent_id: s
       break;
     } catch (err) {
       // Absent: the next candidate. Present but unreadable: say so rather than use another one.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new SynapseError('invalid_input', `cannot read the start-up instruction ${file}: ${(err as Error).message}`, { file });
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw new SynapseError('invalid_input', `cannot read the start-up instruction ${file}: ${(err as Error).message}`, { file });
     }
   }
   return template

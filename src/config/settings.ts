@@ -16,7 +16,8 @@ const FLOWS = new Set<Flow>(['auto', 'roundtrip', 'oneway']);
 function readJson(file: string): Record<string, unknown> | null {
   const v = readJsonFile(file, 'settings file');
   if (v === null) return null;
-  if (typeof v !== 'object' || Array.isArray(v)) throw new SynapseError('corrupt_file', `settings file ${file} must hold a JSON object; fix it or remove it`, { file });
+  if (typeof v !== 'object' || Array.isArray(v))
+    throw new SynapseError('corrupt_file', `settings file ${file} must hold a JSON object; fix it or remove it`, { file });
   return v as Record<string, unknown>;
 }
 
@@ -27,7 +28,11 @@ function readJson(file: string): Record<string, unknown> | null {
  */
 export function loadSettings(cwd: string, env: Env): Settings {
   const settings: Settings = structuredClone(DEFAULTS);
-  const files = [path.join(synapseHome(env), 'settings.json'), path.join(projectSynapseDir(cwd), 'settings.json'), path.join(projectSynapseDir(cwd), 'settings.local.json')];
+  const files = [
+    path.join(synapseHome(env), 'settings.json'),
+    path.join(projectSynapseDir(cwd), 'settings.json'),
+    path.join(projectSynapseDir(cwd), 'settings.local.json'),
+  ];
   for (const file of files) {
     const a2a = readJson(file)?.a2a;
     if (typeof a2a === 'object' && a2a !== null) {

@@ -29,13 +29,75 @@ async function stop(entry: RegistryEntry): Promise<void> {
   if (isPidAlive(entry.pid)) process.kill(-entry.pid, 'SIGKILL');
 }
 
+/** Starts alice and bob in the background and waits until both take messages. */
+async function startPair(env: NodeJS.ProcessEnv, started: RegistryEntry[], say: (s: string) => void) {
+  const t0 = Date.now();
+  const [alice, bob] = await Promise.all(
+    ['alice', 'bob'].map(async (name) => {
+      const { entry } = await launchBackground({ profileArgs: ['echo', '--name', name], env, cwd: process.cwd() });
+      started.push(entry);
+      return entry;
+    }),
+  );
+  if (!alice || !bob) throw new Error('agents did not start');
+  const registeredMs = Date.now() - t0;
+  say(`  started alice = ${alice.agent_id} (${alice.endpoint}) and bob = ${bob.agent_id} (${bob.endpoint}) in ${registeredMs} ms`);
+  await Promise.all(
+    [alice, bob].map((a) =>
+      until(
+        `${a.name} to finish start-up`,
+        async () => {
+          const r = await requestJson<{ ready_for_messages: boolean }>(`${a.endpoint}/status`);
+          return r.body.ready_for_messages ? true : null;
+        },
+        20_000,
+      ),
+    ),
+  );
+  const readyMs = Date.now() - t0;
+  say(`  both READY and through their start-up instruction after ${readyMs} ms`);
+  return { alice, bob, registeredMs, readyMs };
+}
+
+/** alice's message to bob over HTTP, followed to its end; every state change with its time. */
+async function roundTrip(alice: RegistryEntry, bob: RegistryEntry, text: string, say: (s: string) => void) {
+  const sentAt = Date.now();
+  const res = await requestJson<{ task: Task }>(`${bob.endpoint}/tasks/send`, {
+    body: {
+      message: { role: 'user', parts: [{ type: 'text', text }] },
+      metadata: { sender: { sender_id: alice.agent_id, sender_name: 'alice', sender_type: 'echo', sender_endpoint: alice.endpoint }, response_mode: 'wait' },
+    },
+  });
+  if (res.status !== 202) throw new Error(`bob answered ${res.status}: ${JSON.stringify(res.body)}`);
+  const acceptedMs = Date.now() - sentAt;
+  say(`\n  alice -> bob  POST ${bob.endpoint}/tasks/send  (accepted in ${acceptedMs} ms, task ${res.body.task.id})`);
+  const steps: Step[] = [{ state: res.body.task.status.state, at_ms: acceptedMs }];
+  const done = await until(
+    'the task to finish',
+    async () => {
+      const r = await requestJson<{ task: Task }>(`${bob.endpoint}/tasks/${res.body.task.id}`);
+      const state = r.body.task.status.state;
+      if (steps.at(-1)?.state !== state) steps.push({ state, at_ms: Date.now() - sentAt });
+      return ['completed', 'failed', 'canceled'].includes(state) ? r.body.task : null;
+    },
+    20_000,
+  );
+  return { done, steps, acceptedMs };
+}
+
 /**
  * `synapse demo`: two echo agents in a throw-away HOME, one message from alice to bob over
  * HTTP, the round trip shown step by step; both agents are stopped whatever happens.
  */
 export async function runDemo(opts: { json: boolean }): Promise<boolean> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'synapse-demo-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, SYNAPSE_REGISTRY_DIR: path.join(home, '.a2a', 'registry'), SYNAPSE_HOME: path.join(home, '.synapse'), ECHO_THINK_MS: '300' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: home,
+    SYNAPSE_REGISTRY_DIR: path.join(home, '.a2a', 'registry'),
+    SYNAPSE_HOME: path.join(home, '.synapse'),
+    ECHO_THINK_MS: '300',
+  };
   delete env.SYNAPSE_AGENT_ID;
   const say = (s: string) => {
     if (!opts.json) process.stdout.write(`${s}\n`);
@@ -43,55 +105,32 @@ export async function runDemo(opts: { json: boolean }): Promise<boolean> {
   const started: RegistryEntry[] = [];
   try {
     say(`Synapse demo: two built-in echo agents in a temporary registry (${env.SYNAPSE_REGISTRY_DIR})`);
-    const t0 = Date.now();
-    const [alice, bob] = await Promise.all(
-      ['alice', 'bob'].map(async (name) => {
-        const { entry } = await launchBackground({ profileArgs: ['echo', '--name', name], env, cwd: process.cwd() });
-        started.push(entry);
-        return entry;
-      }),
-    );
-    if (!alice || !bob) throw new Error('agents did not start');
-    const registeredMs = Date.now() - t0;
-    say(`  started alice = ${alice.agent_id} (${alice.endpoint}) and bob = ${bob.agent_id} (${bob.endpoint}) in ${registeredMs} ms`);
-    await Promise.all(
-      [alice, bob].map((a) =>
-        until(`${a.name} to finish start-up`, async () => {
-          const r = await requestJson<{ ready_for_messages: boolean }>(`${a.endpoint}/status`);
-          return r.body.ready_for_messages ? true : null;
-        }, 20_000),
-      ),
-    );
-    const readyMs = Date.now() - t0;
-    say(`  both READY and through their start-up instruction after ${readyMs} ms`);
-
+    const { alice, bob, registeredMs, readyMs } = await startPair(env, started, say);
     const text = 'Hello bob, this is alice. Please echo this back.';
-    const sentAt = Date.now();
-    const res = await requestJson<{ task: Task }>(`${bob.endpoint}/tasks/send`, {
-      body: {
-        message: { role: 'user', parts: [{ type: 'text', text }] },
-        metadata: { sender: { sender_id: alice.agent_id, sender_name: 'alice', sender_type: 'echo', sender_endpoint: alice.endpoint }, response_mode: 'wait' },
-      },
-    });
-    if (res.status !== 202) throw new Error(`bob answered ${res.status}: ${JSON.stringify(res.body)}`);
-    const acceptedMs = Date.now() - sentAt;
-    say(`\n  alice -> bob  POST ${bob.endpoint}/tasks/send  (accepted in ${acceptedMs} ms, task ${res.body.task.id})`);
-    const steps: Step[] = [{ state: res.body.task.status.state, at_ms: acceptedMs }];
-    const done = await until('the task to finish', async () => {
-      const r = await requestJson<{ task: Task }>(`${bob.endpoint}/tasks/${res.body.task.id}`);
-      const state = r.body.task.status.state;
-      if (steps.at(-1)?.state !== state) steps.push({ state, at_ms: Date.now() - sentAt });
-      return ['completed', 'failed', 'canceled'].includes(state) ? r.body.task : null;
-    }, 20_000);
+    const { done, steps, acceptedMs } = await roundTrip(alice, bob, text, say);
     for (const s of steps) say(`    ${String(s.at_ms).padStart(5)} ms  ${s.state}`);
     const screen = await requestJson<{ lines: string[] }>(`${bob.endpoint}/screen`);
-    const delivered = screen.body.lines.filter((l) => l.startsWith('echo> A2A: [From: alice')).at(-1)?.slice('echo> '.length) ?? '(not on screen)';
+    const delivered =
+      screen.body.lines
+        .filter((l) => l.startsWith('echo> A2A: [From: alice'))
+        .at(-1)
+        ?.slice('echo> '.length) ?? '(not on screen)';
     const artifact = done.artifacts.map((a) => a.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')).join('\n');
     say(`\n  typed into bob's terminal:  ${delivered}`);
     say(`  task artifact (bob's answer): ${artifact}`);
     say(`  receipt: ${JSON.stringify(done.receipt)}`);
     const ok = done.status.state === 'completed' && artifact.includes(text);
-    const result = { ok, agents: [alice.agent_id, bob.agent_id], registered_ms: registeredMs, ready_ms: readyMs, accepted_ms: acceptedMs, steps, delivered, artifact, receipt: done.receipt };
+    const result = {
+      ok,
+      agents: [alice.agent_id, bob.agent_id],
+      registered_ms: registeredMs,
+      ready_ms: readyMs,
+      accepted_ms: acceptedMs,
+      steps,
+      delivered,
+      artifact,
+      receipt: done.receipt,
+    };
     if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     say(ok ? '\nRound trip OK. Stopping both agents.' : '\nThe round trip did not complete as expected.');
     return ok;

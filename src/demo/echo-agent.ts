@@ -32,7 +32,10 @@ interface Options {
 /** What `synapse reply` does, without starting a process: POST the answer to our own agent. */
 function autoReply(port: number, text: string): void {
   const body = JSON.stringify({ text });
-  const req = http.request({ host: '127.0.0.1', port, path: '/reply', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => res.resume());
+  const req = http.request(
+    { host: '127.0.0.1', port, path: '/reply', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+    (res) => res.resume(),
+  );
   req.on('error', () => undefined);
   req.end(body);
 }
@@ -65,7 +68,10 @@ class EchoAgent {
   private ready = false;
   private dialog: { command: string; selected: number; resolve: (allowed: boolean) => void } | null = null;
 
-  constructor(private readonly opts: Options, private readonly out: NodeJS.WriteStream) {}
+  constructor(
+    private readonly opts: Options,
+    private readonly out: NodeJS.WriteStream,
+  ) {}
 
   start(): void {
     this.write('\x1b[?2004h'); // we understand bracketed paste
@@ -179,7 +185,8 @@ class EchoAgent {
       this.drawDialog(true);
       return;
     }
-    if (/^[123]$/.test(chunk)) d.selected = Number(chunk) - 1; // a digit picks that choice at once
+    if (/^[123]$/.test(chunk))
+      d.selected = Number(chunk) - 1; // a digit picks that choice at once
     else if (chunk !== '\r' && chunk !== '\x1b') return;
     const allowed = chunk !== '\x1b' && d.selected !== 2;
     this.dialog = null;

@@ -80,7 +80,10 @@ export const claudeProfile: Profile = {
     // The prompt row and any continuation rows up to the closing rule.
     const text: string[] = [];
     for (let j = i; j < rows.length && !RULE.test(rows[j] ?? ''); j++) text.push((rows[j] ?? '').replace(PROMPT, ''));
-    return text.join('\n').replace(/\u00a0/g, ' ').trim();
+    return text
+      .join('\n')
+      .replace(/\u00a0/g, ' ')
+      .trim();
   },
   // `✻ Worked for 3s` under this message's echo ends the turn at once.
   turn: screenTurns({ idleConfirmMs: 500, ended: turnEnded }),

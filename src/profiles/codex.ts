@@ -38,7 +38,12 @@ function inputRow(rows: string[]): number {
 /** This message's turn ended: a `Worked for … •` row below the message's echo. */
 function turnEnded(lines: string[], userText: string): boolean {
   const rows = lines.map((l) => l.replace(/\s+$/, ''));
-  const start = afterLastEcho(rows, userText, (r) => PROMPT.test(r) && !PLACEHOLDER.test(r), (r) => r.replace(PROMPT, ''));
+  const start = afterLastEcho(
+    rows,
+    userText,
+    (r) => PROMPT.test(r) && !PLACEHOLDER.test(r),
+    (r) => r.replace(PROMPT, ''),
+  );
   return start > 0 && rows.slice(start).some((r) => /^\s*Worked for .*•/.test(r));
 }
 
@@ -83,7 +88,12 @@ export const codexProfile: Profile = {
   turn: screenTurns({ idleConfirmMs: 500, ended: turnEnded }),
   cleanOutput(lines: string[], userText: string): string {
     const rows = lines.map((l) => l.replace(/\s+$/, ''));
-    const start = afterLastEcho(rows, userText, (r) => PROMPT.test(r) && !PLACEHOLDER.test(r), (r) => r.replace(PROMPT, ''));
+    const start = afterLastEcho(
+      rows,
+      userText,
+      (r) => PROMPT.test(r) && !PLACEHOLDER.test(r),
+      (r) => r.replace(PROMPT, ''),
+    );
     const out: string[] = [];
     let inTool = false;
     for (const line of rows.slice(start)) {

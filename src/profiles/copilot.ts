@@ -97,7 +97,12 @@ export const copilotProfile: Profile = {
   turn: screenTurns({ idleConfirmMs: 500, settleMs: 150 }),
   cleanOutput(lines: string[], userText: string): string {
     const rows = lines.map((l) => l.replace(SCROLLBAR, '').replace(/\s+$/, ''));
-    const start = afterLastEcho(rows, userText, (r) => ECHO.test(r), (r) => r.replace(ECHO, '').replace(ECHO_TIME, ''));
+    const start = afterLastEcho(
+      rows,
+      userText,
+      (r) => ECHO.test(r),
+      (r) => r.replace(ECHO, '').replace(ECHO_TIME, ''),
+    );
     // Stop at the input block: the cwd row above its first rule.
     const box = inputBox(rows);
     const end = box && box.first - 2 >= start ? box.first - 2 : rows.length;

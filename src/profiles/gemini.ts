@@ -80,7 +80,12 @@ export const geminiProfile: Profile = {
   turn: screenTurns({ idleConfirmMs: 500 }),
   cleanOutput(lines: string[], userText: string): string {
     const rows = lines.map((l) => l.replace(/\s+$/, ''));
-    const start = afterLastEcho(rows, userText, (r) => PROMPT.test(r) && !PLACEHOLDER.test(r), (r) => r.replace(PROMPT, ''));
+    const start = afterLastEcho(
+      rows,
+      userText,
+      (r) => PROMPT.test(r) && !PLACEHOLDER.test(r),
+      (r) => r.replace(PROMPT, ''),
+    );
     const out: string[] = [];
     let inBox = false;
     for (const line of rows.slice(start)) {

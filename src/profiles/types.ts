@@ -162,9 +162,7 @@ export interface TurnSeen {
  *   come for it).
  */
 export type TurnVerdict =
-  | { kind: 'finish' }
-  | { kind: 'not-over'; why: string }
-  | { kind: 'wait'; window: string; ms: number; watch: 'reply' | 'screen'; recheckOnReply?: boolean };
+  { kind: 'finish' } | { kind: 'not-over'; why: string } | { kind: 'wait'; window: string; ms: number; watch: 'reply' | 'screen'; recheckOnReply?: boolean };
 
 /**
  * Turn detection for one CLI. The delivery loop keeps the queue, the typing, the interrupts,

@@ -36,7 +36,8 @@ export class ReplyStack {
   list(): ReplyEntry[] {
     const raw = readJsonFile(this.file, 'the reply stack');
     if (raw === null) return [];
-    if (!Array.isArray(raw)) throw new SynapseError('corrupt_file', `the reply stack ${this.file} is not a JSON list; move it away or delete it`, { file: this.file });
+    if (!Array.isArray(raw))
+      throw new SynapseError('corrupt_file', `the reply stack ${this.file} is not a JSON list; move it away or delete it`, { file: this.file });
     return raw.filter(isEntry);
   }
 

@@ -67,7 +67,9 @@ export function findTarget(entries: RegistryEntry[], query: string): RegistryEnt
 export function resolveTarget(entries: RegistryEntry[], query: string, skipped: RegistryProblem[] = []): RegistryEntry {
   const hit = findTarget(entries, query);
   if (hit) return hit;
-  const known = entries.length ? `Running agents:\n  ${entries.map(describeAgent).join('\n  ')}` : 'No agents are running (start one with `synapse start echo`).';
+  const known = entries.length
+    ? `Running agents:\n  ${entries.map(describeAgent).join('\n  ')}`
+    : 'No agents are running (start one with `synapse start echo`).';
   const unread = skipped.length ? `\nRegistry files skipped (not entries):\n  ${skipped.map((p) => `${p.file}: ${p.reason}`).join('\n  ')}` : '';
   throw new SynapseError('target_not_found', `no agent matches "${query.trim()}". ${known}${unread}`, { candidates: entries.map((e) => e.agent_id) });
 }

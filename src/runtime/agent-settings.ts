@@ -22,7 +22,12 @@ export interface AgentSettings {
 export function agentSettings(env: Env): AgentSettings {
   const webhooks = webhookSettings(env);
   return {
-    longMessageThreshold: numberSetting(env, 'SYNAPSE_LONG_MESSAGE_THRESHOLD', { default: DEFAULT_LONG_MESSAGE_THRESHOLD, integer: true, min: 1, unit: 'characters' }),
+    longMessageThreshold: numberSetting(env, 'SYNAPSE_LONG_MESSAGE_THRESHOLD', {
+      default: DEFAULT_LONG_MESSAGE_THRESHOLD,
+      integer: true,
+      min: 1,
+      unit: 'characters',
+    }),
     replyGraceMs: numberSetting(env, 'SYNAPSE_REPLY_GRACE', { default: DEFAULT_REPLY_GRACE_MS / 1000, min: 0, unit: 'seconds' }) * 1000,
     webhookTimeoutMs: webhooks.timeoutMs,
     webhookMaxRetries: webhooks.maxRetries,

@@ -93,7 +93,13 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   // Before anything is claimed or spawned: a setting that does not parse is an error here.
   const settings = agentSettings(opts.env);
   const registry = new FileRegistry(registryDir(opts.env));
-  const claim = await claimPort({ range: portRange(opts.profile, opts.env), host, registry, type: opts.profile.id, ...(opts.port !== undefined ? { port: opts.port } : {}) });
+  const claim = await claimPort({
+    range: portRange(opts.profile, opts.env),
+    host,
+    registry,
+    type: opts.profile.id,
+    ...(opts.port !== undefined ? { port: opts.port } : {}),
+  });
   const identity = identityOf(opts, claim.port, host, clock);
   const log = openAgentLog(identity.agentId, opts.headless ? null : identity.logFile);
   let agent: Agent;
@@ -165,7 +171,14 @@ class Agent {
     }
     this.user = opts.headless ? null : new UserTerminal(this.session, profile, clock);
     this.presence = new Presence(identity, registry, clock, this.logger);
-    this.replies = new ReplyCoordinator({ tasks: this.tasks, stack: new ReplyStack(replyDir(env), identity.agentId), clock, graceMs: f.settings.replyGraceMs, self: () => this.presence.entry(), log });
+    this.replies = new ReplyCoordinator({
+      tasks: this.tasks,
+      stack: new ReplyStack(replyDir(env), identity.agentId),
+      clock,
+      graceMs: f.settings.replyGraceMs,
+      self: () => this.presence.entry(),
+      log,
+    });
     this.delivery = this.buildDelivery();
     this.gate = new StartupGate({
       tracker: this.session.tracker,
@@ -254,7 +267,8 @@ class Agent {
     if (previous !== state) this.logger.info(`task ${task.id} ${previous ?? 'new'} -> ${state}`);
     this.events.taskUpdated(task, previous);
     this.webhooks.taskUpdated(task, previous);
-    if (TERMINAL_STATES.has(state)) this.history.record(task, { agent_id: identity.agentId, name: identity.name, agent_type: identity.type, working_dir: identity.workingDir });
+    if (TERMINAL_STATES.has(state))
+      this.history.record(task, { agent_id: identity.agentId, name: identity.name, agent_type: identity.type, working_dir: identity.workingDir });
     if (state === 'working' && task.metadata.kind !== 'bootstrap') this.presence.taskWorking(task);
     if (task.metadata.board_task === true && previous !== state) syncBoardTask(this.opts.cwd, identity.agentId, task, this.logger);
     if (TERMINAL_STATES.has(state)) {

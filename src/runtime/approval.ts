@@ -21,7 +21,10 @@ export class ApprovalDialog {
     const task = this.deps.tasks.store.get(taskId);
     if (!task || task.status.state !== 'working') return;
     const permission = this.read() ?? { prompt: 'the CLI is waiting for an answer', choices: [], selected: null };
-    this.deps.tasks.transition(taskId, 'input-required', { message: permission.prompt, metadata: { permission: { prompt: permission.prompt, choices: permission.choices } } });
+    this.deps.tasks.transition(taskId, 'input-required', {
+      message: permission.prompt,
+      metadata: { permission: { prompt: permission.prompt, choices: permission.choices } },
+    });
   }
 
   /** The dialog left the screen: back to working (no sticky WAITING). */

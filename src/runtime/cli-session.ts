@@ -38,8 +38,20 @@ export class CliSession {
   constructor(private readonly opts: CliSessionOptions) {
     const { profile, clock, size } = opts;
     this.screen = new Screen(size.cols, size.rows);
-    this.terminal = spawnTerminal({ command: profile.command, args: [...profile.args, ...opts.cliArgs], cwd: opts.cwd, env: opts.env, cols: size.cols, rows: size.rows });
-    this.tracker = new ScreenStatusTracker(profile, () => ({ lines: this.screen.viewport(), seq: this.screen.seq }), clock, () => this.isProtected());
+    this.terminal = spawnTerminal({
+      command: profile.command,
+      args: [...profile.args, ...opts.cliArgs],
+      cwd: opts.cwd,
+      env: opts.env,
+      cols: size.cols,
+      rows: size.rows,
+    });
+    this.tracker = new ScreenStatusTracker(
+      profile,
+      () => ({ lines: this.screen.viewport(), seq: this.screen.seq }),
+      clock,
+      () => this.isProtected(),
+    );
     this.injector = new Injector(this.terminal, profile, clock);
     this.screen.onChange(() => this.tracker.onOutput());
     this.terminal.onData((data) => this.screen.write(data));

@@ -116,7 +116,10 @@ export class DeliveryLoop extends EventEmitter {
       this.interruptCurrent('canceled');
       return this.deps.tasks.get(task.id);
     }
-    return this.deps.tasks.transition(task.id, 'canceled', { message: task.status.state === 'submitted' ? 'canceled before delivery' : 'canceled', receipt: 'canceled' });
+    return this.deps.tasks.transition(task.id, 'canceled', {
+      message: task.status.state === 'submitted' ? 'canceled before delivery' : 'canceled',
+      receipt: 'canceled',
+    });
   }
 
   /** The CLI exited: the task in flight cannot finish; queued ones stay for the next start. */
@@ -280,10 +283,13 @@ export class DeliveryLoop extends EventEmitter {
     if (hold > 0) {
       this.emit('held', next, hold);
       if (!this.userHoldTimer) {
-        this.userHoldTimer = this.deps.clock.setTimeout(() => {
-          this.userHoldTimer = undefined;
-          this.pump();
-        }, Math.min(hold, USER_HOLD_RECHECK_MS));
+        this.userHoldTimer = this.deps.clock.setTimeout(
+          () => {
+            this.userHoldTimer = undefined;
+            this.pump();
+          },
+          Math.min(hold, USER_HOLD_RECHECK_MS),
+        );
       }
       return;
     }

@@ -14,7 +14,12 @@ const BIN = fileURLToPath(new URL('../../bin/synapse.js', import.meta.url));
  * `synapse start`: the same `synapse <profile> --headless` code path, detached in its own
  * process group with stdout/stderr in a log file. Resolves once its registry entry exists.
  */
-export async function launchBackground(opts: { profileArgs: string[]; env: Env; cwd: string; timeoutMs?: number }): Promise<{ entry: RegistryEntry; logFile: string }> {
+export async function launchBackground(opts: {
+  profileArgs: string[];
+  env: Env;
+  cwd: string;
+  timeoutMs?: number;
+}): Promise<{ entry: RegistryEntry; logFile: string }> {
   const dir = logsDir(opts.env);
   fs.mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');

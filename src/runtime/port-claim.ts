@@ -41,7 +41,13 @@ export interface PortClaim {
  * live registry entry and binds on `host`. Agents started at the same instant cannot collide,
  * because only one of them can bind a port.
  */
-export async function claimPort(opts: { range: { first: number; last: number }; host: string; registry: FileRegistry; port?: number; type: string }): Promise<PortClaim> {
+export async function claimPort(opts: {
+  range: { first: number; last: number };
+  host: string;
+  registry: FileRegistry;
+  port?: number;
+  type: string;
+}): Promise<PortClaim> {
   const server = http.createServer(startingListener);
   const claim = (port: number): PortClaim => ({ server, port, attached: () => server.off('request', startingListener) });
   if (opts.port !== undefined) {
@@ -55,7 +61,9 @@ export async function claimPort(opts: { range: { first: number; last: number }; 
     if (await tryListen(server, port, opts.host)) return claim(port);
   }
   const holders = live.filter((e) => e.port >= opts.range.first && e.port <= opts.range.last);
-  const list = holders.length ? holders.map((e) => `${e.agent_id}${e.name ? ` (${e.name})` : ''} pid ${e.pid}`).join(', ') : 'other programs (no Synapse agents)';
+  const list = holders.length
+    ? holders.map((e) => `${e.agent_id}${e.name ? ` (${e.name})` : ''} pid ${e.pid}`).join(', ')
+    : 'other programs (no Synapse agents)';
   throw new SynapseError(
     'port_range_full',
     `every port of the ${opts.type} range ${opts.range.first}-${opts.range.last} is taken, held by: ${list}. Stop one (synapse stop <target>) or pass --port.`,

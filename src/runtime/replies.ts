@@ -9,7 +9,6 @@ import { textArtifact, type TaskManager } from './tasks.js';
 
 export const DEFAULT_REPLY_GRACE_MS = 5000;
 
-
 /**
  * Answers. A message that expects one is pushed on this agent's reply stack when it is
  * delivered; `reply()` pops it and completes the task with the reply. When the CLI goes idle
@@ -96,7 +95,12 @@ export class ReplyCoordinator {
       task = this.deps.tasks.store.find(input.taskId);
     }
     if (!task) {
-      throw new SynapseError('not_found', input.senderId || input.taskId ? `nobody matching "${input.senderId ?? input.taskId}" is waiting for an answer from you` : 'nobody is waiting for an answer from you');
+      throw new SynapseError(
+        'not_found',
+        input.senderId || input.taskId
+          ? `nobody matching "${input.senderId ?? input.taskId}" is waiting for an answer from you`
+          : 'nobody is waiting for an answer from you',
+      );
     }
     this.deps.clock.clearTimeout(this.graceTimers.get(task.id));
     this.graceTimers.delete(task.id);

@@ -9,5 +9,8 @@ export function sanitizePeerText(text: string): string {
 
 /** For names and ids shown inside the frame: one line, no controls, no brackets. */
 export function sanitizeLabel(text: string, max = 64): string {
-  return sanitizePeerText(text).replace(/[\n\t[\]]/g, ' ').trim().slice(0, max);
+  return sanitizePeerText(text)
+    .replace(/[\n\t[\]]/g, ' ')
+    .trim()
+    .slice(0, max);
 }

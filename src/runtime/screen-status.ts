@@ -59,12 +59,15 @@ export class ScreenStatusTracker extends EventEmitter {
     const base = this.profile.status.quietReadyMs;
     const quiet = base === null ? null : this.isProtected() ? Math.max(base, this.profile.status.protectionMs ?? DEFAULT_PROTECTION_MS) : base;
     if (quiet !== null && this.quietTimer === undefined) {
-      this.quietTimer = this.clock.setTimeout(() => {
-        this.quietTimer = undefined;
-        const waited = this.clock.now() - this.lastOutputAt;
-        if (waited >= quiet) this.set('READY', this.read().seq);
-        else this.evaluate();
-      }, Math.max(0, this.lastOutputAt + quiet - this.clock.now()));
+      this.quietTimer = this.clock.setTimeout(
+        () => {
+          this.quietTimer = undefined;
+          const waited = this.clock.now() - this.lastOutputAt;
+          if (waited >= quiet) this.set('READY', this.read().seq);
+          else this.evaluate();
+        },
+        Math.max(0, this.lastOutputAt + quiet - this.clock.now()),
+      );
     }
   }
 

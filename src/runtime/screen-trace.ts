@@ -34,5 +34,7 @@ export function traceScreens(file: string, screen: Screen, tracker: ScreenStatus
   delivery.on('delivering', (t: Task) => write({ kind: 'delivering', task: t.id, seq: screen.seq }));
   delivery.on('submitted', (t: Task) => write({ kind: 'submitted', task: t.id, seq: screen.seq }));
   delivery.on('interrupt', () => write({ kind: 'interrupt', seq: screen.seq }));
-  delivery.on('finished', (id: string, output: string) => write({ kind: 'finished', task: id, seq: screen.seq, output, viewport: screen.viewport().map((l) => l.trimEnd()) }));
+  delivery.on('finished', (id: string, output: string) =>
+    write({ kind: 'finished', task: id, seq: screen.seq, output, viewport: screen.viewport().map((l) => l.trimEnd()) }),
+  );
 }

@@ -71,7 +71,11 @@ export class StartupGate {
       this.open('empty start-up instruction');
       return;
     }
-    const t = tasks.create({ message: { role: 'user', parts: [{ type: 'text', text }] }, priority: 5, metadata: { kind: 'bootstrap', response_mode: 'silent' } });
+    const t = tasks.create({
+      message: { role: 'user', parts: [{ type: 'text', text }] },
+      priority: 5,
+      metadata: { kind: 'bootstrap', response_mode: 'silent' },
+    });
     this.bootstrapTaskId = t.id;
     delivery.enqueued(t, { interrupt: false });
   }

@@ -45,7 +45,13 @@ export class TaskEvents implements TaskEventSource, TaskEventSink {
   /** Every persisted task change. */
   taskUpdated(task: Task, previous: string | null): void {
     if (previous !== task.status.state) {
-      this.append(task.id, 'status', { task_id: task.id, state: task.status.state, timestamp: task.status.timestamp, message: task.status.message ?? null, receipt: task.receipt });
+      this.append(task.id, 'status', {
+        task_id: task.id,
+        state: task.status.state,
+        timestamp: task.status.timestamp,
+        message: task.status.message ?? null,
+        receipt: task.receipt,
+      });
       this.publish('task', { task_id: task.id, state: task.status.state, previous, receipt: task.receipt });
     }
     if (TERMINAL_STATES.has(task.status.state)) {

@@ -6,7 +6,6 @@ import { SynapseError } from '../errors.js';
 import type { AgentTaskStore } from '../store/agent-tasks.js';
 import type { Clock } from '../clock.js';
 
-
 /**
  * Owns every task's life: creation (queued), the state machine, receipts and artifacts.
  * Every change is persisted first and then announced with `updated`, so what listeners see
@@ -49,7 +48,11 @@ export class TaskManager extends EventEmitter {
   }
 
   /** Moves a task to `state`; returns null when the move is not allowed (already finished). */
-  transition(id: string, state: TaskState, changes: { message?: string; receipt?: ReceiptState; artifact?: Artifact; metadata?: TaskMetadata } = {}): Task | null {
+  transition(
+    id: string,
+    state: TaskState,
+    changes: { message?: string; receipt?: ReceiptState; artifact?: Artifact; metadata?: TaskMetadata } = {},
+  ): Task | null {
     const task = this.store.get(id);
     if (!task || !canTransition(task.status.state, state)) return null;
     const previous = task.status.state;
@@ -79,9 +82,9 @@ export class TaskManager extends EventEmitter {
 
   private stampReceipt(task: Task, state: ReceiptState, now: string): void {
     task.receipt.state = state;
-    const key = ({ delivered: 'delivered_at', delivery_unconfirmed: 'delivered_at', answered: 'answered_at', failed: 'failed_at', canceled: 'canceled_at' } as const)[
-      state as Exclude<ReceiptState, 'queued'>
-    ];
+    const key = (
+      { delivered: 'delivered_at', delivery_unconfirmed: 'delivered_at', answered: 'answered_at', failed: 'failed_at', canceled: 'canceled_at' } as const
+    )[state as Exclude<ReceiptState, 'queued'>];
     if (key && !task.receipt[key]) task.receipt[key] = now;
   }
 

@@ -39,7 +39,10 @@ function validationMessage(where: string, errors: readonly FastifySchemaValidati
     if (e.keyword !== 'anyOf') continue;
     const branches = errors.filter((b) => b !== e && b.schemaPath.startsWith(`${e.schemaPath}/`));
     if (branches.length === 0 || !branches.every((b) => b.keyword === 'const' && b.instancePath === e.instancePath)) continue;
-    oneOf.set(e, branches.map((b) => b.params.allowedValue));
+    oneOf.set(
+      e,
+      branches.map((b) => b.params.allowedValue),
+    );
     for (const b of branches) absorbed.add(b);
   }
   const clauses = errors
@@ -54,7 +57,9 @@ function validationMessage(where: string, errors: readonly FastifySchemaValidati
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | Error, _req, reply) => {
     if (isSynapseError(err)) {
-      return reply.status(HTTP_STATUS[err.code] ?? 500).send({ error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
+      return reply
+        .status(HTTP_STATUS[err.code] ?? 500)
+        .send({ error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
     }
     const fe = err as FastifyError;
     if (fe.validation) {

@@ -51,9 +51,7 @@ export const PriorityQuerySchema = Type.Object({
 export const TaskIdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
 
 export const TaskListQuerySchema = Type.Object({
-  state: Type.Optional(
-    Type.Union(['submitted', 'working', 'input-required', 'completed', 'failed', 'canceled'].map((s) => Type.Literal(s))),
-  ),
+  state: Type.Optional(Type.Union(['submitted', 'working', 'input-required', 'completed', 'failed', 'canceled'].map((s) => Type.Literal(s)))),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
 });
 

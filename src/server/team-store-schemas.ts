@@ -54,7 +54,10 @@ export const MemoryQuerySchema = Type.Object({
   author: Type.Optional(Name),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
 });
-export const SearchQuerySchema = Type.Object({ q: Type.String({ minLength: 1, maxLength: 1000 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })) });
+export const SearchQuerySchema = Type.Object({
+  q: Type.String({ minLength: 1, maxLength: 1000 }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+});
 export const KeyParamsSchema = Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) });
 export const SaveBodySchema = Type.Object({
   key: Type.String({ minLength: 1, maxLength: 200 }),
@@ -63,7 +66,6 @@ export const SaveBodySchema = Type.Object({
   author: Type.Optional(Name),
   notify: Type.Optional(Type.Boolean()),
 });
-
 
 export const EmptyBodySchema = Type.Object({});
 

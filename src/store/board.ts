@@ -158,7 +158,11 @@ export class TaskBoard {
         }
         if (t.a2a_task_id !== null) {
           const other = db.prepare(`SELECT id FROM tasks WHERE a2a_task_id = ?`).get(t.a2a_task_id) as { id: string } | undefined;
-          if (other) throw new SynapseError('conflict', `A2A task ${t.a2a_task_id} is already linked to board task ${other.id}`, { a2a_task_id: t.a2a_task_id, task_id: other.id });
+          if (other)
+            throw new SynapseError('conflict', `A2A task ${t.a2a_task_id} is already linked to board task ${other.id}`, {
+              a2a_task_id: t.a2a_task_id,
+              task_id: other.id,
+            });
         }
       }
       const edges = new Map<string, string[]>();
@@ -256,9 +260,11 @@ export class TaskBoard {
         .all(JSON.stringify(options.statuses), cutoff) as TaskRow[];
       const candidates = new Set(rows.map((r) => r.id));
       const waiting = new Map<string, string[]>();
-      const waitersOf = db.prepare(`SELECT d.task_id AS id FROM task_deps d JOIN tasks t ON t.id = d.task_id WHERE d.blocked_by = ? AND t.status IN ('pending', 'in_progress')`);
+      const waitersOf = db.prepare(
+        `SELECT d.task_id AS id FROM task_deps d JOIN tasks t ON t.id = d.task_id WHERE d.blocked_by = ? AND t.status IN ('pending', 'in_progress')`,
+      );
       // Repeat until stable: keeping one task may force keeping the tasks it waits for.
-      for (let changed = true; changed; ) {
+      for (let changed = true; changed;) {
         changed = false;
         for (const id of candidates) {
           const live = (waitersOf.all(id) as { id: string }[]).map((r) => r.id).filter((w) => !candidates.has(w));
@@ -352,23 +358,25 @@ export class TaskBoard {
 
   private completeIn(db: Sql, id: string, by: string | null, force: boolean): CompleteResult {
     const task = this.load(db, id);
-    if (task.status === 'completed') throw new SynapseError('conflict', `task ${shortId(id)} is already completed (at ${task.completed_at ?? task.updated_at})`, { id });
+    if (task.status === 'completed')
+      throw new SynapseError('conflict', `task ${shortId(id)} is already completed (at ${task.completed_at ?? task.updated_at})`, { id });
     if (task.status === 'failed') {
       throw new SynapseError('conflict', `task ${shortId(id)} has failed (${task.fail_reason ?? 'no reason'}); reopen it before completing it`, { id });
     }
     if (!force && task.blocked) {
-      const list = unfinishedBlockers(db, id).map((b) => `${shortId(b.id)} (${b.status})`).join(', ');
+      const list = unfinishedBlockers(db, id)
+        .map((b) => `${shortId(b.id)} (${b.status})`)
+        .join(', ');
       throw new SynapseError('blocked', `task ${shortId(id)} cannot be completed: it is blocked by ${list}`, { id });
     }
     const now = iso(this.clock.now());
-    db.prepare(`UPDATE tasks SET status = 'completed', claimed_by = COALESCE(claimed_by, ?), fail_reason = NULL, completed_at = ?, updated_at = ? WHERE id = ?`).run(
-      by,
-      now,
-      now,
-      id,
-    );
+    db.prepare(
+      `UPDATE tasks SET status = 'completed', claimed_by = COALESCE(claimed_by, ?), fail_reason = NULL, completed_at = ?, updated_at = ? WHERE id = ?`,
+    ).run(by, now, now, id);
     const waiting = db
-      .prepare(`SELECT t.* FROM task_deps d JOIN tasks t ON t.id = d.task_id WHERE d.blocked_by = ? AND t.status = 'pending' ORDER BY t.priority DESC, t.created_at`)
+      .prepare(
+        `SELECT t.* FROM task_deps d JOIN tasks t ON t.id = d.task_id WHERE d.blocked_by = ? AND t.status = 'pending' ORDER BY t.priority DESC, t.created_at`,
+      )
       .all(id) as TaskRow[];
     const unblocked = withDeps(db, waiting).filter((t) => !t.blocked);
     return { task: this.load(db, id), unblocked };
@@ -377,7 +385,10 @@ export class TaskBoard {
   private failIn(db: Sql, id: string, why: string): BoardTask {
     const task = this.load(db, id);
     if (FINISHED.has(task.status)) {
-      throw new SynapseError('conflict', `task ${shortId(id)} is already ${task.status} (at ${task.completed_at ?? task.updated_at}); reopen it first`, { id, status: task.status });
+      throw new SynapseError('conflict', `task ${shortId(id)} is already ${task.status} (at ${task.completed_at ?? task.updated_at}); reopen it first`, {
+        id,
+        status: task.status,
+      });
     }
     const now = iso(this.clock.now());
     db.prepare(`UPDATE tasks SET status = 'failed', fail_reason = ?, completed_at = ?, updated_at = ? WHERE id = ?`).run(why, now, now, id);
@@ -401,11 +412,15 @@ function refusal(task: BoardTask): SynapseError {
     });
   }
   const detail = task.status === 'failed' ? `failed: ${task.fail_reason ?? 'no reason'}` : 'completed';
-  return new SynapseError('conflict', `task ${id} is already ${detail} (by ${task.claimed_by ?? 'unknown'} at ${task.completed_at ?? task.updated_at}); reopen it first`, {
-    id: task.id,
-    status: task.status,
-    claimed_by: task.claimed_by,
-  });
+  return new SynapseError(
+    'conflict',
+    `task ${id} is already ${detail} (by ${task.claimed_by ?? 'unknown'} at ${task.completed_at ?? task.updated_at}); reopen it first`,
+    {
+      id: task.id,
+      status: task.status,
+      claimed_by: task.claimed_by,
+    },
+  );
 }
 
 // ── one-call helpers for code that holds no board open (send --task, the agent runtime) ────

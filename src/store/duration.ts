@@ -38,7 +38,11 @@ export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
   let s = Math.round(ms / 1000);
   const out: string[] = [];
-  for (const [unit, size] of [['d', 86_400], ['h', 3_600], ['m', 60]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+  ] as const) {
     if (s >= size) {
       out.push(`${Math.floor(s / size)}${unit}`);
       s %= size;

@@ -59,7 +59,12 @@ export function entryFromTask(task: Task, agent: HistoryAgent): HistoryEntry {
 
 export function rowToEntry(row: HistoryRow): HistoryEntry {
   const { seq: _seq, receipt, metadata, status, ...rest } = row;
-  return { ...rest, status: status as TaskState, receipt: parseJson(receipt, { state: 'queued', queued_at: row.created_at }), metadata: parseJson(metadata, {}) };
+  return {
+    ...rest,
+    status: status as TaskState,
+    receipt: parseJson(receipt, { state: 'queued', queued_at: row.created_at }),
+    metadata: parseJson(metadata, {}),
+  };
 }
 
 function parseJson<T>(text: string, fallback: T): T {

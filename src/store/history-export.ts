@@ -28,7 +28,12 @@ const CSV_COLUMNS = [
 /** RFC 4180: quote a field when it holds a comma, quote or line break; double the quotes. */
 export function csvField(value: unknown): string {
   if (value === null || value === undefined) return '';
-  const text = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ? String(value) : (JSON.stringify(value) ?? '');
+  const text =
+    typeof value === 'string'
+      ? value
+      : typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint'
+        ? String(value)
+        : (JSON.stringify(value) ?? '');
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

@@ -5,7 +5,16 @@ import type { Env } from '../config/paths.js';
 import { SynapseError } from '../errors.js';
 import { systemClock, type Clock } from '../clock.js';
 import { entryFromTask, isRecordable, rowToEntry } from './history-entry.js';
-import { HISTORY_MIGRATIONS, historyDbPath, type AgentStats, type CleanupResult, type HistoryAgent, type HistoryEntry, type HistoryRow, type HistoryStats } from './history-schema.js';
+import {
+  HISTORY_MIGRATIONS,
+  historyDbPath,
+  type AgentStats,
+  type CleanupResult,
+  type HistoryAgent,
+  type HistoryEntry,
+  type HistoryRow,
+  type HistoryStats,
+} from './history-schema.js';
 import { envFlag } from './settings.js';
 import { StoreDb } from './store-db.js';
 
@@ -94,7 +103,9 @@ export class HistoryStore {
   list(filter: { agent?: string; limit?: number } = {}): HistoryEntry[] {
     return this.store.run((db) => {
       const where = filter.agent ? `WHERE ${AGENT_FILTER}` : '';
-      const rows = db.prepare(`SELECT * FROM history ${where} ORDER BY finished_at DESC, seq DESC LIMIT @limit`).all({ limit: filter.limit ?? 50, ...(filter.agent ? { agent: filter.agent } : {}) });
+      const rows = db
+        .prepare(`SELECT * FROM history ${where} ORDER BY finished_at DESC, seq DESC LIMIT @limit`)
+        .all({ limit: filter.limit ?? 50, ...(filter.agent ? { agent: filter.agent } : {}) });
       return (rows as HistoryRow[]).map(rowToEntry);
     });
   }
@@ -107,10 +118,15 @@ export class HistoryStore {
       const agent = filter.agent ? `AND ${AGENT_FILTER}` : '';
       const params = { id: prefix, like: `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, ...(filter.agent ? { agent: filter.agent } : {}) };
       let rows = db.prepare(`SELECT * FROM history WHERE task_id = @id ${agent} ORDER BY finished_at DESC LIMIT 11`).all(params) as HistoryRow[];
-      if (rows.length === 0) rows = db.prepare(`SELECT * FROM history WHERE task_id LIKE @like ESCAPE '\\' ${agent} ORDER BY finished_at DESC LIMIT 11`).all(params) as HistoryRow[];
+      if (rows.length === 0)
+        rows = db.prepare(`SELECT * FROM history WHERE task_id LIKE @like ESCAPE '\\' ${agent} ORDER BY finished_at DESC LIMIT 11`).all(params) as HistoryRow[];
       if (rows.length === 1) return rowToEntry(rows[0]!);
       if (rows.length === 0) {
-        throw new SynapseError('task_not_found', `no task in the history matches '${prefix}'${filter.agent ? ` for agent '${filter.agent}'` : ''}; see synapse history list`, { prefix });
+        throw new SynapseError(
+          'task_not_found',
+          `no task in the history matches '${prefix}'${filter.agent ? ` for agent '${filter.agent}'` : ''}; see synapse history list`,
+          { prefix },
+        );
       }
       const shown = rows.slice(0, 10).map((r) => `  ${r.task_id}  ${r.agent_name ?? r.agent_id}  ${r.status}  ${r.finished_at}`);
       const sameId = rows.every((r) => r.task_id === rows[0]!.task_id);
@@ -189,7 +205,10 @@ export class HistoryStore {
         list.push(r.turn_ms);
         turns.set(r.agent_id, list);
       }
-      const span = db.prepare(`SELECT MIN(finished_at) AS oldest, MAX(finished_at) AS newest FROM history ${where}`).get(params) as { oldest: string | null; newest: string | null };
+      const span = db.prepare(`SELECT MIN(finished_at) AS oldest, MAX(finished_at) AS newest FROM history ${where}`).get(params) as {
+        oldest: string | null;
+        newest: string | null;
+      };
       const agents = perAgent.map((a) => ({ ...a, success_rate: rate(a.completed, a.total), median_turn_ms: median(turns.get(a.agent_id) ?? []) }));
       const sum = (k: 'total' | 'completed' | 'failed' | 'canceled') => agents.reduce((n, a) => n + a[k], 0);
       return {
@@ -233,7 +252,13 @@ export class HistoryStore {
     let doomed = this.doomed(cutoff, options.maxBytes);
     const remainingBefore = this.count();
     if (options.dryRun) {
-      return { dry_run: true, deleted: doomed.seqs.length, bytes_before: before, bytes_after: Math.max(0, before - doomed.estimatedBytes), remaining: remainingBefore - doomed.seqs.length };
+      return {
+        dry_run: true,
+        deleted: doomed.seqs.length,
+        bytes_before: before,
+        bytes_after: Math.max(0, before - doomed.estimatedBytes),
+        remaining: remainingBefore - doomed.seqs.length,
+      };
     }
     let deleted = this.deleteSeqs(doomed.seqs);
     if (deleted > 0) this.compact();
@@ -254,7 +279,11 @@ export class HistoryStore {
   /** Which entries a cleanup removes: too old, then the oldest of the rest beyond the size budget. */
   private doomed(cutoff: string | null, maxBytes: number | undefined): { seqs: number[]; estimatedBytes: number } {
     return this.store.run((db) => {
-      const rows = db.prepare(`SELECT seq, finished_at, ${PAYLOAD} AS bytes FROM history ORDER BY finished_at DESC, seq DESC`).all() as Array<{ seq: number; finished_at: string; bytes: number }>;
+      const rows = db.prepare(`SELECT seq, finished_at, ${PAYLOAD} AS bytes FROM history ORDER BY finished_at DESC, seq DESC`).all() as Array<{
+        seq: number;
+        finished_at: string;
+        bytes: number;
+      }>;
       const payload = rows.reduce((n, r) => n + r.bytes, 0);
       // What one payload byte costs on disk (indexes, FTS, page slack); at least 1.
       const ratio = payload > 0 ? Math.max(1, this.bytes() / payload) : 1;

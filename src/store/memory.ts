@@ -80,7 +80,9 @@ export class SharedMemory {
         params.push(filter.author);
       }
       params.push(filter.limit ?? 1000);
-      const rows = db.prepare(`SELECT * FROM memories ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY updated_at DESC, id DESC LIMIT ?`).all(...params) as MemoryRow[];
+      const rows = db
+        .prepare(`SELECT * FROM memories ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY updated_at DESC, id DESC LIMIT ?`)
+        .all(...params) as MemoryRow[];
       return rows.map(toMemory);
     });
   }
@@ -117,18 +119,28 @@ export class SharedMemory {
 
   stats(): MemoryStats {
     return this.store.run((db) => {
-      const totals = db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(CAST(content AS BLOB))), 0) AS bytes, MIN(created_at) AS oldest, MAX(updated_at) AS newest FROM memories`).get() as {
+      const totals = db
+        .prepare(
+          `SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(CAST(content AS BLOB))), 0) AS bytes, MIN(created_at) AS oldest, MAX(updated_at) AS newest FROM memories`,
+        )
+        .get() as {
         n: number;
         bytes: number;
         oldest: string | null;
         newest: string | null;
       };
       const authors: Record<string, number> = {};
-      for (const r of db.prepare(`SELECT COALESCE(author, '(unknown)') AS a, COUNT(*) AS n FROM memories GROUP BY a ORDER BY n DESC, a`).all() as { a: string; n: number }[]) {
+      for (const r of db.prepare(`SELECT COALESCE(author, '(unknown)') AS a, COUNT(*) AS n FROM memories GROUP BY a ORDER BY n DESC, a`).all() as {
+        a: string;
+        n: number;
+      }[]) {
         authors[r.a] = r.n;
       }
       const tags: Record<string, number> = {};
-      for (const r of db.prepare(`SELECT j.value AS t, COUNT(*) AS n FROM memories, json_each(memories.tags) j GROUP BY t ORDER BY n DESC, t`).all() as { t: string; n: number }[]) {
+      for (const r of db.prepare(`SELECT j.value AS t, COUNT(*) AS n FROM memories, json_each(memories.tags) j GROUP BY t ORDER BY n DESC, t`).all() as {
+        t: string;
+        n: number;
+      }[]) {
         tags[r.t] = r.n;
       }
       return { count: totals.n, total_bytes: totals.bytes, authors, tags, oldest: totals.oldest, newest: totals.newest };
@@ -138,7 +150,9 @@ export class SharedMemory {
   private load(db: Sql, key: string): Memory {
     const row = db.prepare(`SELECT * FROM memories WHERE key = ?`).get(key) as MemoryRow | undefined;
     if (row) return toMemory(row);
-    const similar = (db.prepare(`SELECT key FROM memories WHERE instr(lower(key), lower(?)) > 0 ORDER BY updated_at DESC LIMIT 10`).all(key) as { key: string }[]).map((r) => r.key);
+    const similar = (
+      db.prepare(`SELECT key FROM memories WHERE instr(lower(key), lower(?)) > 0 ORDER BY updated_at DESC LIMIT 10`).all(key) as { key: string }[]
+    ).map((r) => r.key);
     const hint = similar.length > 0 ? `; similar keys: ${similar.join(', ')}` : '; see synapse memory list';
     throw new SynapseError('not_found', `no memory with key '${key}'${hint}`, { key, similar });
   }

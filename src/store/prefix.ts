@@ -25,9 +25,8 @@ export function pickByPrefix(
   const total = Math.max(opts.total ?? 0, matches.length);
   const shown = matches.slice(0, 10).map((m) => `  ${m.id}  ${m.label}`);
   const more = total > 10 ? `\n  … and ${total - 10} more` : '';
-  throw new SynapseError(
-    opts.ambiguous,
-    `'${prefix}' matches ${total} ${opts.what}s; use a longer prefix:\n${shown.join('\n')}${more}`,
-    { prefix, matches: matches.slice(0, 10).map((m) => m.id) },
-  );
+  throw new SynapseError(opts.ambiguous, `'${prefix}' matches ${total} ${opts.what}s; use a longer prefix:\n${shown.join('\n')}${more}`, {
+    prefix,
+    matches: matches.slice(0, 10).map((m) => m.id),
+  });
 }

@@ -111,7 +111,15 @@ function parseEvents(json: string): WebhookEvent[] {
 }
 
 function toTarget(row: WebhookRow): WebhookTarget {
-  return { id: row.id, url: row.url, events: parseEvents(row.events), has_secret: row.secret !== null, created_at: row.created_at, updated_at: row.updated_at, secret: row.secret };
+  return {
+    id: row.id,
+    url: row.url,
+    events: parseEvents(row.events),
+    has_secret: row.secret !== null,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    secret: row.secret,
+  };
 }
 
 function toPublic(row: WebhookRow): Webhook {
@@ -162,7 +170,8 @@ export class WebhookStore {
     const url = validateWebhookUrl(input.url);
     const events = [...new Set(input.events && input.events.length > 0 ? input.events : WEBHOOK_EVENTS)];
     for (const e of events) {
-      if (!(WEBHOOK_EVENTS as readonly string[]).includes(e)) throw new SynapseError('invalid_input', `unknown webhook event "${e}"; use ${WEBHOOK_EVENTS.join(', ')}`);
+      if (!(WEBHOOK_EVENTS as readonly string[]).includes(e))
+        throw new SynapseError('invalid_input', `unknown webhook event "${e}"; use ${WEBHOOK_EVENTS.join(', ')}`);
     }
     const secret = input.secret && input.secret.length > 0 ? input.secret : null;
     return this.db

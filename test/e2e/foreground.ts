@@ -70,9 +70,11 @@ export async function foregroundScenario(cli: Cli): Promise<void> {
   const pane = startTmux([process.execPath, BIN, cli, '--port', String(port)], { env, cwd: home.cwd, cols: 120, rows: 40 });
   const agent = { endpoint: `http://127.0.0.1:${port}` };
 
-  await waitFor(async () => (await status(agent).catch(() => null))?.ready_for_messages === true, START_MS, `synapse ${cli} in tmux to take messages`).catch((err: Error) => {
-    throw new Error(`${err.message}\n--- pane ---\n${show(pane)}`);
-  });
+  await waitFor(async () => (await status(agent).catch(() => null))?.ready_for_messages === true, START_MS, `synapse ${cli} in tmux to take messages`).catch(
+    (err: Error) => {
+      throw new Error(`${err.message}\n--- pane ---\n${show(pane)}`);
+    },
+  );
   await waitFor(() => inputRow(cli, pane.capture()) === '', TURN_MS, 'an empty input row');
 
   const half = 'half typed prompt, not finished';

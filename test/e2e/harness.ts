@@ -12,7 +12,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CLIS_DIR, prepareHome, type CliHome } from '../support/cli-home.mjs';
-import { readAnthropicTurn, readChatTurn, readGeminiTurn, readResponsesTurn, startMockModelServer, type MockModelServer, type MockRequest } from '../support/mock-model-server.mjs';
+import {
+  readAnthropicTurn,
+  readChatTurn,
+  readGeminiTurn,
+  readResponsesTurn,
+  startMockModelServer,
+  type MockModelServer,
+  type MockRequest,
+} from '../support/mock-model-server.mjs';
 import { BIN as REPO_BIN, freePort, getJson, postJson, textMessage, waitFor } from '../support/synapse.js';
 
 export { getJson, postJson, waitFor };
@@ -74,7 +82,11 @@ export function traceSummary(): string {
   for (const file of traces) {
     let records: TraceRecord[];
     try {
-      records = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as TraceRecord);
+      records = fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as TraceRecord);
     } catch {
       continue;
     }
@@ -270,7 +282,11 @@ export interface StartOptions {
 }
 
 /** The CLI's throw-away HOME plus the SYNAPSE_* dirs inside it and PATH to the pinned CLIs. */
-export async function prepareAgentHome(cli: Cli, mock: MockModelServer, opts: Pick<StartOptions, 'autoApprove' | 'env' | 'registryDir'> = {}): Promise<{ home: CliHome; env: Record<string, string> }> {
+export async function prepareAgentHome(
+  cli: Cli,
+  mock: MockModelServer,
+  opts: Pick<StartOptions, 'autoApprove' | 'env' | 'registryDir'> = {},
+): Promise<{ home: CliHome; env: Record<string, string> }> {
   const home =
     cli === 'claude'
       ? await prepareHome.claude({ baseUrl: mock.url, skipPermissions: opts.autoApprove === true })
@@ -358,7 +374,9 @@ export async function screenText(agent: { endpoint: string }): Promise<string> {
   return (body.lines as string[]).map((l) => l.trimEnd()).join('\n');
 }
 
-export async function status(agent: { endpoint: string }): Promise<{ status: string; ready_for_messages: boolean; current_task: string | null; queued: number }> {
+export async function status(agent: {
+  endpoint: string;
+}): Promise<{ status: string; ready_for_messages: boolean; current_task: string | null; queued: number }> {
   return (await getJson(`${agent.endpoint}/status`)).body;
 }
 
@@ -378,13 +396,20 @@ const TERMINAL = ['completed', 'failed', 'canceled'];
 /** Waits for the task to reach one of `states` (default: any terminal state). Shows the screen on timeout. */
 export async function waitForState(agent: { endpoint: string; output?: () => string }, id: string, states: string[] = TERMINAL, ms = TURN_MS): Promise<any> {
   try {
-    return await waitFor(async () => {
-      const t = await getTask(agent, id);
-      return states.includes(t?.status?.state) ? t : null;
-    }, ms, `task ${id} to be ${states.join('|')}`);
+    return await waitFor(
+      async () => {
+        const t = await getTask(agent, id);
+        return states.includes(t?.status?.state) ? t : null;
+      },
+      ms,
+      `task ${id} to be ${states.join('|')}`,
+    );
   } catch (err) {
     const t = await getTask(agent, id).catch(() => null);
-    throw new Error(`${(err as Error).message} (it is ${t?.status?.state})\n--- screen ---\n${await screenText(agent).catch(() => '')}\n--- log ---\n${agent.output?.() ?? ''}`, { cause: err });
+    throw new Error(
+      `${(err as Error).message} (it is ${t?.status?.state})\n--- screen ---\n${await screenText(agent).catch(() => '')}\n--- log ---\n${agent.output?.() ?? ''}`,
+      { cause: err },
+    );
   }
 }
 
@@ -400,7 +425,10 @@ const CHROME: Array<[string, RegExp]> = [
   ['box drawing / rules', /[╭╮╰╯│┃─━▄▀]/],
   ['input prompt marker', /^\s*[❯›>]\s/m],
   ['spinner glyph row', /^[·✢✳✶✻✽*⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏◦]\s/m],
-  ['status footer', /\? for shortcuts|esc to (interrupt|cancel)|esc (again to )?interrupt|ctrl\+p commands|bypass permissions|shift\+tab|Shift\+Tab|← for agents|f2 to view/],
+  [
+    'status footer',
+    /\? for shortcuts|esc to (interrupt|cancel)|esc (again to )?interrupt|ctrl\+p commands|bypass permissions|shift\+tab|Shift\+Tab|← for agents|f2 to view/,
+  ],
   ['input placeholder', /Type your message|Ask Codex to do anything|Ask anything…/],
   ['turn summary', /Worked for|\b\w+ed for \d+s\b|▣ /],
   ['model/status rows', /GPT-[\d.]+ default|no sandbox|workspace \(\/directory\)/],
@@ -481,11 +509,21 @@ export function startTmux(argv: string[], opts: { env: Record<string, string>; c
   const script = path.join(dir, 'run.sh');
   fs.writeFileSync(
     script,
-    ['#!/bin/sh', `cd ${q(opts.cwd)} || exit 1`, `exec env -i ${Object.entries(opts.env).map(([k, v]) => q(`${k}=${v}`)).join(' ')} ${argv.map(q).join(' ')}`, ''].join('\n'),
+    [
+      '#!/bin/sh',
+      `cd ${q(opts.cwd)} || exit 1`,
+      `exec env -i ${Object.entries(opts.env)
+        .map(([k, v]) => q(`${k}=${v}`))
+        .join(' ')} ${argv.map(q).join(' ')}`,
+      '',
+    ].join('\n'),
     { mode: 0o700 },
   );
   const tmux = (args: string[]): string => {
-    const r = spawnSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm-256color', TMUX_TMPDIR: dir, HOME: dir } });
+    const r = spawnSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm-256color', TMUX_TMPDIR: dir, HOME: dir },
+    });
     if (r.status !== 0) throw new Error(`tmux ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
     return r.stdout;
   };

@@ -277,8 +277,11 @@ export async function agentToAgentScenario(spec: CliSpec, receiverCli: Cli = spe
 
   // The sender's shell tool printed the receiver's answer, and its model saw it.
   const toolTurn = modelTurns(mock).find((r) => (turnOf(spec.cli, r).toolOutput ?? '').includes(reply));
-  expect(toolTurn, 'the sender model got the other agent\'s answer as tool output').toBeTruthy();
+  expect(toolTurn, "the sender model got the other agent's answer as tool output").toBeTruthy();
   // Up to the sender's id: a long answer may wrap on the sender's screen after it.
   const said = shownForms(spec, `MOCK: tool said ${reply}`).map((s) => s.slice(0, s.indexOf(sender.agentId) + sender.agentId.length));
-  expect(said.some((s) => artifact(done).includes(s)), `one of ${JSON.stringify(said)} in ${JSON.stringify(artifact(done))}`).toBe(true);
+  expect(
+    said.some((s) => artifact(done).includes(s)),
+    `one of ${JSON.stringify(said)} in ${JSON.stringify(artifact(done))}`,
+  ).toBe(true);
 }

@@ -3,7 +3,16 @@
 import { afterEach, describe, it, type TestContext } from 'vitest';
 import { foregroundScenario } from './foreground.js';
 import { cleanupE2E, traceSummary, type Cli } from './harness.js';
-import { agentToAgentScenario, approveScenario, denyScenario, multilineScenario, priorityScenario, SPECS, startupScenario, textTurnScenario } from './scenarios.js';
+import {
+  agentToAgentScenario,
+  approveScenario,
+  denyScenario,
+  multilineScenario,
+  priorityScenario,
+  SPECS,
+  startupScenario,
+  textTurnScenario,
+} from './scenarios.js';
 
 /** A failed test shows what its agents saw (readings, deliveries, screens) before cleanup removes it. */
 async function afterScenario(ctx: TestContext): Promise<void> {

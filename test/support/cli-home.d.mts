@@ -21,7 +21,12 @@ export const CLI_VERSIONS: { claude: string; codex: string; gemini: string; open
 export const MOCK_KEYS: { anthropic: string; openai: string; gemini: string };
 export function cliBin(name: 'claude' | 'codex' | 'gemini' | 'opencode' | 'copilot'): string;
 
-export function prepareClaudeHome(o: { baseUrl: string; auth?: 'key' | 'token'; skipPermissions?: boolean; extraEnv?: Record<string, string> }): Promise<CliHome>;
+export function prepareClaudeHome(o: {
+  baseUrl: string;
+  auth?: 'key' | 'token';
+  skipPermissions?: boolean;
+  extraEnv?: Record<string, string>;
+}): Promise<CliHome>;
 export function prepareCodexHome(o: {
   baseUrl: string;
   model?: string;

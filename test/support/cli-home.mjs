@@ -109,13 +109,7 @@ export async function prepareClaudeHome({ baseUrl, auth = 'key', skipPermissions
 }
 
 /** Codex CLI, with CODEX_HOME/config.toml naming the mock as a Responses-API provider. */
-export async function prepareCodexHome({
-  baseUrl,
-  model = 'gpt-5.5',
-  migrationTarget = 'gpt-6-sol',
-  extraEnv = {},
-  extraConfig = '',
-}) {
+export async function prepareCodexHome({ baseUrl, model = 'gpt-5.5', migrationTarget = 'gpt-6-sol', extraEnv = {}, extraConfig = '' }) {
   const d = await makeDirs('codex');
   const codexHome = join(d.home, '.codex');
   await mkdir(codexHome, { recursive: true });

@@ -16,7 +16,12 @@ export function task(id: string, state: TaskState, input: string, output: string
     artifacts: output ? [{ artifact_id: `art-${id}`, name: 'response', parts: [{ type: 'text', text: output }] }] : [],
     metadata: { kind: 'message', sender: { sender_id: 'synapse-gemini-8110', sender_name: 'carol', sender_type: 'gemini' }, ...metadata },
     priority: 3,
-    receipt: { state: state === 'completed' ? 'answered' : 'failed', queued_at: iso(atMs), delivered_at: iso(atMs + 1000), ...(state === 'completed' ? { answered_at: iso(atMs + 6000) } : { failed_at: iso(atMs + 6000) }) },
+    receipt: {
+      state: state === 'completed' ? 'answered' : 'failed',
+      queued_at: iso(atMs),
+      delivered_at: iso(atMs + 1000),
+      ...(state === 'completed' ? { answered_at: iso(atMs + 6000) } : { failed_at: iso(atMs + 6000) }),
+    },
     created_at: iso(atMs),
     updated_at: iso(atMs + 6000),
   };
@@ -32,7 +37,10 @@ export const ID_C = 'cccc3333-0000-4000-8000-000000000003';
 export function fill(env: NodeJS.ProcessEnv): void {
   const h = HistoryStore.open(env);
   try {
-    h.record(task(ID_A, 'completed', 'fix the login form validation', 'validation fixed, "quotes", and commas', NOW - 40 * DAY, { reply_source: 'reply' }), alice);
+    h.record(
+      task(ID_A, 'completed', 'fix the login form validation', 'validation fixed, "quotes", and commas', NOW - 40 * DAY, { reply_source: 'reply' }),
+      alice,
+    );
     h.record(task(ID_B, 'failed', 'deploy the login service', '', NOW - 2 * DAY), bob);
     h.record(task(ID_C, 'completed', 'write the migration', 'migration written', NOW - DAY, { reply_source: 'output', in_reply_to: ID_A }), bob);
   } finally {

@@ -29,9 +29,11 @@ export interface MockModelServer {
 export function startMockModelServer(options?: { port?: number; host?: string; log?: (line: string) => void }): Promise<MockModelServer>;
 
 export function parseDirectives(text: string): Array<{ name: 'sh' | 'escalate' | 'wait' | 'lines'; arg: string }>;
-export function planTurn(input: { userText: string; toolOutput?: string | null; toolAvailable: boolean }):
-  | { kind: 'text'; text: string; waitMs: number; slow: boolean }
-  | { kind: 'tool'; command: string; escalate: boolean };
+export function planTurn(input: {
+  userText: string;
+  toolOutput?: string | null;
+  toolAvailable: boolean;
+}): { kind: 'text'; text: string; waitMs: number; slow: boolean } | { kind: 'tool'; command: string; escalate: boolean };
 export function firstLine(raw: string): string;
 export function readAnthropicTurn(body: unknown): { userText: string; toolOutput: string | null };
 export function readResponsesTurn(body: unknown): { userText: string; toolOutput: string | null };

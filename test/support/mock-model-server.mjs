@@ -27,15 +27,7 @@ export { readResponsesTurn } from './mock-model/openai.mjs';
 export { readChatTurn } from './mock-model/chat.mjs';
 export { readGeminiTurn } from './mock-model/gemini.mjs';
 
-const SECRET_HEADERS = new Set([
-  'authorization',
-  'x-api-key',
-  'x-goog-api-key',
-  'api-key',
-  'cookie',
-  'proxy-authorization',
-  'chatgpt-account-id',
-]);
+const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 'api-key', 'cookie', 'proxy-authorization', 'chatgpt-account-id']);
 const SECRET_QUERY = new Set(['key', 'api_key', 'apikey', 'access_token']);
 
 function redactHeaders(headers) {
@@ -152,8 +144,7 @@ export async function startMockModelServer({ port = 0, host = '127.0.0.1', log }
       },
     };
     try {
-      const handled =
-        (await handleAnthropic(ctx)) || (await handleResponses(ctx)) || (await handleChatCompletions(ctx)) || (await handleGemini(ctx));
+      const handled = (await handleAnthropic(ctx)) || (await handleResponses(ctx)) || (await handleChatCompletions(ctx)) || (await handleGemini(ctx));
       if (!handled) {
         unknown.push(entry);
         log?.(`mock-model-server: unknown ${entry.method} ${url.pathname}`);

@@ -50,7 +50,10 @@ describe('Anthropic Messages', () => {
     const events = parseSse(text);
     const names = [...new Set(events.map((e) => e.event))];
     expect(names).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
-    const reply = events.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta.text).join('');
+    const reply = events
+      .filter((e) => e.event === 'content_block_delta')
+      .map((e) => e.data.delta.text)
+      .join('');
     expect(reply).toBe('MOCK: hello there');
   });
 

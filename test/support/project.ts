@@ -27,7 +27,14 @@ export function tempProject(extraEnv: NodeJS.ProcessEnv = {}): Project {
   fs.mkdirSync(dir, { recursive: true });
   fs.mkdirSync(registry, { recursive: true });
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, SYNAPSE_REGISTRY_DIR: registry, SYNAPSE_HOME: path.join(home, '.synapse'), ...extraEnv };
-  for (const k of ['SYNAPSE_AGENT_ID', 'SYNAPSE_AGENT_NAME', 'SYNAPSE_PROJECT_DIR', 'SYNAPSE_FILE_SAFETY_DB_PATH', 'SYNAPSE_FILE_SAFETY_ENABLED', 'SYNAPSE_SHARED_MEMORY_ENABLED']) {
+  for (const k of [
+    'SYNAPSE_AGENT_ID',
+    'SYNAPSE_AGENT_NAME',
+    'SYNAPSE_PROJECT_DIR',
+    'SYNAPSE_FILE_SAFETY_DB_PATH',
+    'SYNAPSE_FILE_SAFETY_ENABLED',
+    'SYNAPSE_SHARED_MEMORY_ENABLED',
+  ]) {
     if (!(k in extraEnv)) delete env[k];
   }
   return { dir, home, registry, env, cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
@@ -63,7 +70,10 @@ async function killAll(children: ChildProcess[]): Promise<void> {
 }
 
 /** Writes a registry entry the way the runtime does (temp file + rename). */
-export function registerAgent(project: Project, entry: { agent_id: string; name: string | null; pid: number; port: number; working_dir: string; heartbeat_at?: string }): void {
+export function registerAgent(
+  project: Project,
+  entry: { agent_id: string; name: string | null; pid: number; port: number; working_dir: string; heartbeat_at?: string },
+): void {
   const full = {
     agent_type: entry.agent_id.split('-')[1] ?? 'echo',
     role: null,

@@ -123,7 +123,15 @@ async function recordCli(cli) {
       const requests = rec.server?.requests.length ?? 0;
       const unknown = [...new Set((rec.server?.unknown ?? []).map((r) => `${r.method} ${r.path}`))];
       await rec.stop();
-      runs.push({ prefix: run.prefix, cols: run.cols, rows: run.rows, seconds: (Date.now() - started) / 1000, requests, unknown, error: error ? String(error.message).split('\n')[0] : null });
+      runs.push({
+        prefix: run.prefix,
+        cols: run.cols,
+        rows: run.rows,
+        seconds: (Date.now() - started) / 1000,
+        requests,
+        unknown,
+        error: error ? String(error.message).split('\n')[0] : null,
+      });
     }
   }
   await writeFile(join(outDir, 'manifest.json'), `${JSON.stringify({ cli, version, runs, screens: manifest }, null, 2)}\n`);

@@ -71,9 +71,7 @@ export class Recording {
     const turns = since === undefined ? [] : this.turnsSince(since);
     switch (status) {
       case 'processing':
-        return inflight.length > 0 || (turns.length > 0 && turns.at(-1).answer === 'tool' && this.toolRunning === true)
-          ? null
-          : 'no model response in flight';
+        return inflight.length > 0 || (turns.length > 0 && turns.at(-1).answer === 'tool' && this.toolRunning === true) ? null : 'no model response in flight';
       case 'waiting': {
         const last = turns.at(-1);
         if (!last || last.answer !== 'tool' || last.endedAt === null) return 'last model turn is not a finished tool call';
@@ -240,7 +238,9 @@ export { sleep };
 export function screensSection(runs, manifest) {
   const count = (status) => manifest.filter((m) => m.status === status).length;
   const cell = (text) => text.replace(/\|/g, '\\|');
-  const rows = manifest.map((m) => `| ${m.status} | ${m.case}${m.ansi ? ' (+ .ansi)' : ''} | ${m.cols}x${m.rows} | ${m.msSinceStart} | \`${cell(m.title.trim())}\` | ${cell(m.note)} |`);
+  const rows = manifest.map(
+    (m) => `| ${m.status} | ${m.case}${m.ansi ? ' (+ .ansi)' : ''} | ${m.cols}x${m.rows} | ${m.msSinceStart} | \`${cell(m.title.trim())}\` | ${cell(m.note)} |`,
+  );
   const runLines = runs.map((r) => {
     const extra = [r.unknown.length ? `unknown paths: ${r.unknown.join(', ')}` : '', r.error ? `stopped early: ${r.error}` : ''].filter(Boolean);
     return `- ${r.cols}x${r.rows}${r.prefix ? ` (${r.prefix})` : ''}: ${r.seconds.toFixed(1)} s, ${r.requests} requests to the mock${extra.map((e) => `, ${e}`).join('')}`;

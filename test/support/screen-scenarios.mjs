@@ -112,7 +112,10 @@ async function submitWhileBusy(rec, p) {
   await rec.capture('processing', 'second-message-submitted-while-working', { since, note: 'CR sent for a 2nd message while the 1st is in flight' });
   // Wait until both have been answered (or the CLI merged them): quiet for 2 s with nothing in flight.
   await rec.waitTurnDone(since, { quietMs: 2000, timeoutMs: 40_000 });
-  const asked = rec.turnsSince(since).map((r) => r.answer).join(',');
+  const asked = rec
+    .turnsSince(since)
+    .map((r) => r.answer)
+    .join(',');
   await rec.capture('ready', 'after-second-message', { note: `model turns after the 1st submit: ${asked}` });
   await clearInput(rec);
 }

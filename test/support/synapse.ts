@@ -9,7 +9,11 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = path.join(ROOT, 'bin', 'synapse.js');
 
 /** Polls `fn` until it returns something other than null/undefined/false, or throws at the deadline. */
-export async function waitFor<T>(fn: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  fn: () => T | null | undefined | false | Promise<T | null | undefined | false>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastErr: unknown;
   for (;;) {
@@ -108,7 +112,10 @@ export interface AgentHandle {
 }
 
 /** Runs `synapse <profile> --headless` as a child of the test (its own process group). */
-export async function startHeadless(profile: string, opts: { env: NodeJS.ProcessEnv; args?: string[]; cwd?: string; port?: number; waitReady?: boolean }): Promise<AgentHandle> {
+export async function startHeadless(
+  profile: string,
+  opts: { env: NodeJS.ProcessEnv; args?: string[]; cwd?: string; port?: number; waitReady?: boolean },
+): Promise<AgentHandle> {
   const port = opts.port ?? (await freePort());
   const child = spawn(process.execPath, [BIN, profile, '--headless', '--port', String(port), ...(opts.args ?? [])], {
     env: opts.env,
@@ -147,13 +154,17 @@ export async function startHeadless(profile: string, opts: { env: NodeJS.Process
     },
   };
   registerCleanup(handle.stop);
-  await waitFor(async () => {
-    if (child.exitCode !== null) throw new Error(`agent exited early (${child.exitCode}):\n${out}`);
-    const res = await fetch(`${endpoint}/status`).catch(() => null);
-    if (!res || res.status !== 200) return false;
-    const body = (await res.json()) as { ready_for_messages: boolean };
-    return opts.waitReady === false ? true : body.ready_for_messages;
-  }, 15_000, `${agentId} to be ready`);
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`agent exited early (${child.exitCode}):\n${out}`);
+      const res = await fetch(`${endpoint}/status`).catch(() => null);
+      if (!res || res.status !== 200) return false;
+      const body = (await res.json()) as { ready_for_messages: boolean };
+      return opts.waitReady === false ? true : body.ready_for_messages;
+    },
+    15_000,
+    `${agentId} to be ready`,
+  );
   return handle;
 }
 
@@ -189,10 +200,14 @@ export function textMessage(text: string, metadata?: Record<string, unknown>) {
 
 /** Waits until the task reaches a terminal state and returns it. */
 export async function waitForTask(endpoint: string, id: string, timeoutMs = 10_000): Promise<any> {
-  return waitFor(async () => {
-    const { body } = await getJson(`${endpoint}/tasks/${id}`);
-    return ['completed', 'failed', 'canceled'].includes(body.task?.status?.state) ? body.task : null;
-  }, timeoutMs, `task ${id} to finish`);
+  return waitFor(
+    async () => {
+      const { body } = await getJson(`${endpoint}/tasks/${id}`);
+      return ['completed', 'failed', 'canceled'].includes(body.task?.status?.state) ? body.task : null;
+    },
+    timeoutMs,
+    `task ${id} to finish`,
+  );
 }
 
 export function artifactText(task: any): string {

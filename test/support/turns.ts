@@ -22,12 +22,19 @@ function versionDir(cli: string): string {
 
 /** The rows of a recorded screen of `cli`, e.g. `ready/startup-idle.txt`. */
 export function recorded(cli: string, rel: string): string[] {
-  return fs.readFileSync(path.join(versionDir(cli), rel), 'utf8').replace(/\n$/, '').split('\n');
+  return fs
+    .readFileSync(path.join(versionDir(cli), rel), 'utf8')
+    .replace(/\n$/, '')
+    .split('\n');
 }
 
 /** A recorded turn: the screen before the message, after its turn, and the message. */
 export function recordedTurn(cli: string, turn: string): { before: string[]; after: string[]; user: string } {
-  return { before: recorded(cli, `turns/${turn}/before.txt`), after: recorded(cli, `turns/${turn}/after.txt`), user: recorded(cli, `turns/${turn}/user.txt`).join('\n') };
+  return {
+    before: recorded(cli, `turns/${turn}/before.txt`),
+    after: recorded(cli, `turns/${turn}/after.txt`),
+    user: recorded(cli, `turns/${turn}/user.txt`).join('\n'),
+  };
 }
 
 /** Every recorded turn of `cli` that has an expected reply. */
@@ -77,7 +84,13 @@ export function playTurn(profile: Profile, framed: string, before: string[], ste
   let seq = 0;
   let status: ScreenStatus | undefined = 'READY';
   let reply: string | null = null;
-  const screen = { get seq() { return seq; }, viewport: () => rows, allLines: () => rows };
+  const screen = {
+    get seq() {
+      return seq;
+    },
+    viewport: () => rows,
+    allLines: () => rows,
+  };
   const watch: TurnWatch = new TurnWatch({ profile, screen, clock: systemClock, status: () => status }, framed, before, () => {
     reply = watch.reply();
     watch.stop();
@@ -97,6 +110,7 @@ export function playTurn(profile: Profile, framed: string, before: string[], ste
     }
     const got = reply !== null ? 'finished' : watch.waiting;
     if (got !== step.expect) throw new Error(`step ${i + 1}: expected ${step.expect ?? 'no window'}, got ${got ?? 'no window'}`);
-    if (step.reply !== undefined && reply !== step.reply) throw new Error(`step ${i + 1}: expected the reply ${JSON.stringify(step.reply)}, got ${JSON.stringify(reply)}`);
+    if (step.reply !== undefined && reply !== step.reply)
+      throw new Error(`step ${i + 1}: expected the reply ${JSON.stringify(step.reply)}, got ${JSON.stringify(reply)}`);
   });
 }

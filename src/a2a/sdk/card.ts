@@ -47,7 +47,8 @@ export function buildA2aCard(input: CardInput, endpoints: CardEndpoints): AgentC
       extensions: [
         {
           uri: SYNAPSE_EXTENSION_URI,
-          description: 'Synapse agent: a PTY-wrapped CLI in a Synapse team. params.agent is its identity and status, params.context tells a peer how to talk to it.',
+          description:
+            'Synapse agent: a PTY-wrapped CLI in a Synapse team. params.agent is its identity and status, params.context tells a peer how to talk to it.',
           required: false,
           params: { agent: own.extensions.synapse, context: own.extensions['x-synapse-context'] },
         },
@@ -82,7 +83,12 @@ export function legacyCardJson(card: AgentCard): Record<string, unknown> {
       streaming: card.capabilities?.streaming ?? false,
       pushNotifications: card.capabilities?.pushNotifications ?? false,
       stateTransitionHistory: false,
-      extensions: (card.capabilities?.extensions ?? []).map((e) => ({ uri: e.uri, description: e.description, required: e.required, ...(e.params ? { params: e.params } : {}) })),
+      extensions: (card.capabilities?.extensions ?? []).map((e) => ({
+        uri: e.uri,
+        description: e.description,
+        required: e.required,
+        ...(e.params ? { params: e.params } : {}),
+      })),
     },
     defaultInputModes: card.defaultInputModes,
     defaultOutputModes: card.defaultOutputModes,

@@ -113,7 +113,13 @@ function statusMessageId(task: Task): string {
 }
 
 function toSdkUserMessage(task: Task): SdkMessage {
-  return sdkMessage({ messageId: userMessageId(task), role: task.message.role === 'agent' ? Role.ROLE_AGENT : Role.ROLE_USER, parts: task.message.parts.map(toSdkPart), taskId: task.id, contextId: task.context_id });
+  return sdkMessage({
+    messageId: userMessageId(task),
+    role: task.message.role === 'agent' ? Role.ROLE_AGENT : Role.ROLE_USER,
+    parts: task.message.parts.map(toSdkPart),
+    taskId: task.id,
+    contextId: task.context_id,
+  });
 }
 
 export function toSdkStatus(task: Task): SdkStatus {
@@ -121,7 +127,15 @@ export function toSdkStatus(task: Task): SdkStatus {
   return {
     state: toSdkState(task.status.state),
     timestamp: task.status.timestamp,
-    message: text ? sdkMessage({ messageId: statusMessageId(task), role: Role.ROLE_AGENT, parts: [toSdkPart({ type: 'text', text })], taskId: task.id, contextId: task.context_id }) : undefined,
+    message: text
+      ? sdkMessage({
+          messageId: statusMessageId(task),
+          role: Role.ROLE_AGENT,
+          parts: [toSdkPart({ type: 'text', text })],
+          taskId: task.id,
+          contextId: task.context_id,
+        })
+      : undefined,
   };
 }
 

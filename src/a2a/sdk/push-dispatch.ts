@@ -77,7 +77,12 @@ export class PushDispatcher {
     for (const a of task.artifacts) {
       if (seen.artifacts.has(a.artifact_id)) continue;
       seen.artifacts.add(a.artifact_id);
-      events.push({ payload: { $case: 'artifactUpdate', value: { taskId, contextId: task.context_id, artifact: toSdkArtifact(a), append: false, lastChunk: true, metadata: undefined } } });
+      events.push({
+        payload: {
+          $case: 'artifactUpdate',
+          value: { taskId, contextId: task.context_id, artifact: toSdkArtifact(a), append: false, lastChunk: true, metadata: undefined },
+        },
+      });
     }
     if (task.status.state !== seen.state) {
       seen.state = task.status.state;
@@ -105,7 +110,8 @@ export class PushDispatcher {
   private async post(config: TaskPushNotificationConfig, wireVersion: string, event: StreamResponse, task: SdkTask): Promise<void> {
     const { body, contentType } = (wireVersion === '0.3' ? this.v03 : this.v1).serialize(event, task);
     const headers: Record<string, string> = { 'content-type': contentType };
-    if (config.authentication?.scheme && config.authentication.credentials) headers.authorization = `${config.authentication.scheme} ${config.authentication.credentials}`;
+    if (config.authentication?.scheme && config.authentication.credentials)
+      headers.authorization = `${config.authentication.scheme} ${config.authentication.credentials}`;
     else if (config.token) headers['x-a2a-notification-token'] = config.token;
     const backoff = this.opts.backoffMs ?? DEFAULT_BACKOFF_MS;
     for (let attempt = 0; ; attempt++) {
@@ -113,7 +119,9 @@ export class PushDispatcher {
       const error = await this.attempt(config.url, headers, body);
       if (error === null) return;
       if (!error.retryable || attempt >= backoff.length) {
-        this.opts.log(`a2a push for task ${config.taskId} to ${redact(config.url)} failed: ${error.message}${attempt > 0 ? ` (after ${attempt + 1} attempts)` : ''}`);
+        this.opts.log(
+          `a2a push for task ${config.taskId} to ${redact(config.url)} failed: ${error.message}${attempt > 0 ? ` (after ${attempt + 1} attempts)` : ''}`,
+        );
         return;
       }
       await this.sleep(backoff[attempt]!);

@@ -23,7 +23,8 @@ export class PushConfigStore implements PushNotificationStore {
     } catch {
       throw new RequestMalformedError(`push notification url "${config.url}" is not a valid URL; give a full http:// or https:// URL`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RequestMalformedError(`push notification url must use http or https, not ${url.protocol.replace(/:$/, '')}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new RequestMalformedError(`push notification url must use http or https, not ${url.protocol.replace(/:$/, '')}`);
     // The SDK reads the assigned id back from the object it passed in.
     if (!config.id) config.id = randomUUID();
     config.taskId = taskId;
@@ -60,7 +61,14 @@ export class PushConfigStore implements PushNotificationStore {
   /** Every config, for a listing across tasks (token and credentials left out). */
   all(): Array<{ task_id: string; id: string; url: string; wire_version: string; has_token: boolean; has_authentication: boolean }> {
     return [...this.byTask.entries()].flatMap(([taskId, list]) =>
-      list.map((e) => ({ task_id: taskId, id: e.config.id, url: e.config.url, wire_version: e.wireVersion, has_token: e.config.token !== '', has_authentication: Boolean(e.config.authentication?.scheme) })),
+      list.map((e) => ({
+        task_id: taskId,
+        id: e.config.id,
+        url: e.config.url,
+        wire_version: e.wireVersion,
+        has_token: e.config.token !== '',
+        has_authentication: Boolean(e.config.authentication?.scheme),
+      })),
     );
   }
 }

@@ -82,13 +82,17 @@ export class SynapseRequestHandler implements A2ARequestHandler {
   private answer(taskId: string, contextId: string, text: string): void {
     const task = findTask(this.api, taskId);
     if (!task) throw new TaskNotFoundError(`Task not found: ${taskId}`);
-    if (TERMINAL_STATES.has(task.status.state)) throw new UnsupportedOperationError(`task ${task.id} is ${task.status.state} and takes no more messages; send a new message without taskId`);
-    if (task.status.state !== 'input-required') throw new UnsupportedOperationError(`task ${task.id} is ${task.status.state}; only a task in input-required takes a follow-up message`);
-    if (contextId && contextId !== task.context_id) throw new RequestMalformedError(`contextId ${contextId} is not the context of task ${task.id} (${task.context_id})`);
+    if (TERMINAL_STATES.has(task.status.state))
+      throw new UnsupportedOperationError(`task ${task.id} is ${task.status.state} and takes no more messages; send a new message without taskId`);
+    if (task.status.state !== 'input-required')
+      throw new UnsupportedOperationError(`task ${task.id} is ${task.status.state}; only a task in input-required takes a follow-up message`);
+    if (contextId && contextId !== task.context_id)
+      throw new RequestMalformedError(`contextId ${contextId} is not the context of task ${task.id} (${task.context_id})`);
     const choices = permissionChoices(task);
     try {
       if (!choices) throw new UnsupportedOperationError(`task ${task.id} waits for input this agent cannot take over A2A`);
-      if (!pickChoice(choices, text)) throw new RequestMalformedError(`"${text}" is not one of the choices: ${choices.map((c) => `${c.key}. ${c.label}`).join(' | ')}`);
+      if (!pickChoice(choices, text))
+        throw new RequestMalformedError(`"${text}" is not one of the choices: ${choices.map((c) => `${c.key}. ${c.label}`).join(' | ')}`);
       this.api.answerPermission(task.id, text);
     } catch (err) {
       if (isSynapseError(err) && err.code === 'invalid_input') throw new RequestMalformedError(err.message);
@@ -135,7 +139,10 @@ export class SynapseRequestHandler implements A2ARequestHandler {
     return this.inner.getTaskPushNotificationConfig(params, context);
   }
 
-  listTaskPushNotificationConfigs(params: ListTaskPushNotificationConfigsRequest, context: ServerCallContext): Promise<ListTaskPushNotificationConfigsResponse> {
+  listTaskPushNotificationConfigs(
+    params: ListTaskPushNotificationConfigsRequest,
+    context: ServerCallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
     return this.inner.listTaskPushNotificationConfigs(params, context);
   }
 

@@ -47,7 +47,13 @@ export class A2aService {
     this.handler = new SynapseRequestHandler(inner, api, () => this.card());
     this.jsonrpc = new JsonRpcTransportHandler(this.handler);
     this.legacyJsonrpc = new LegacyJsonRpcTransportHandler(this.handler);
-    this.pushes = new PushDispatcher({ api, store: this.pushConfigs, view: (t) => this.store.view(t), log: opts.log, ...(opts.pushBackoffMs ? { backoffMs: opts.pushBackoffMs } : {}) });
+    this.pushes = new PushDispatcher({
+      api,
+      store: this.pushConfigs,
+      view: (t) => this.store.view(t),
+      log: opts.log,
+      ...(opts.pushBackoffMs ? { backoffMs: opts.pushBackoffMs } : {}),
+    });
     this.pushes.start();
   }
 

@@ -121,7 +121,9 @@ export class TaskFeedBuses implements ExecutionEventBusManager {
     const task = findTask(this.api, taskId);
     // Live output of a running turn: a working update that carries the new lines.
     if (task && lines.length > 0 && task.status.state === 'working' && feed.lastState === 'working') {
-      feed.bus.publish(AgentEvent.statusUpdate({ taskId, contextId: task.context_id, status: toSdkStatus(task), metadata: { synapse: { output_lines: lines } } }));
+      feed.bus.publish(
+        AgentEvent.statusUpdate({ taskId, contextId: task.context_id, status: toSdkStatus(task), metadata: { synapse: { output_lines: lines } } }),
+      );
     }
     this.catchUp(feed, taskId);
   }
@@ -134,7 +136,9 @@ export class TaskFeedBuses implements ExecutionEventBusManager {
     for (const a of task.artifacts) {
       if (feed.artifacts.has(a.artifact_id)) continue;
       feed.artifacts.add(a.artifact_id);
-      feed.bus.publish(AgentEvent.artifactUpdate({ taskId, contextId: task.context_id, artifact: toSdkArtifact(a), append: false, lastChunk: true, metadata: undefined }));
+      feed.bus.publish(
+        AgentEvent.artifactUpdate({ taskId, contextId: task.context_id, artifact: toSdkArtifact(a), append: false, lastChunk: true, metadata: undefined }),
+      );
     }
     if (task.status.state !== feed.lastState) {
       feed.lastState = task.status.state;

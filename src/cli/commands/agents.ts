@@ -90,7 +90,10 @@ Examples:
     .alias('ls')
     .description('List running agents (dead entries are pruned)')
     .option('--json', 'print JSON')
-    .addHelpText('after', '\nColumns: ID, NAME, TYPE, ROLE, STATUS, CURRENT (task preview), PORT, WORKING_DIR\n\nExample:\n  synapse list --json | jq ".[].agent_id"')
+    .addHelpText(
+      'after',
+      '\nColumns: ID, NAME, TYPE, ROLE, STATUS, CURRENT (task preview), PORT, WORKING_DIR\n\nExample:\n  synapse list --json | jq ".[].agent_id"',
+    )
     .action(async (flags: { json?: boolean }) => {
       const { listAgents } = await import('./lifecycle.js');
       listAgents(flags, processIo());
@@ -122,7 +125,9 @@ Examples:
 
   program
     .command('profiles')
-    .description('List the agent profiles, their port ranges, whether each CLI is installed (and its version) and whether the rules were verified against the live CLI')
+    .description(
+      'List the agent profiles, their port ranges, whether each CLI is installed (and its version) and whether the rules were verified against the live CLI',
+    )
     .option('--json', 'print JSON (id, aliases, ports, command, available, installed, version, verified_live)')
     .action(async (flags: { json?: boolean }) => {
       const { listProfilesCommand } = await import('./run-agent.js');

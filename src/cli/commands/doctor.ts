@@ -30,7 +30,13 @@ function portFree(port: number): Promise<boolean> {
 export async function doctorCommand(flags: { json?: boolean }, io: CommandIo): Promise<void> {
   const checks: Check[] = [];
   const major = Number(process.versions.node.split('.')[0]);
-  checks.push({ check: 'node', ok: major >= 20, hard: true, detail: `v${process.versions.node}`, ...(major >= 20 ? {} : { fix: 'install Node.js 20 or newer' }) });
+  checks.push({
+    check: 'node',
+    ok: major >= 20,
+    hard: true,
+    detail: `v${process.versions.node}`,
+    ...(major >= 20 ? {} : { fix: 'install Node.js 20 or newer' }),
+  });
 
   for (const p of listProfiles()) {
     if (p.id === 'echo') continue;
@@ -46,7 +52,13 @@ export async function doctorCommand(flags: { json?: boolean }, io: CommandIo): P
     let free = 0;
     for (let port = p.ports.first; port <= p.ports.last; port++) if (await portFree(port)) free++;
     const size = p.ports.last - p.ports.first + 1;
-    checks.push({ check: `${p.id} ports ${p.ports.first}-${p.ports.last}`, ok: free > 0, hard: false, detail: `${free} of ${size} free`, ...(free > 0 ? {} : { fix: `stop an agent (synapse list) or set SYNAPSE_PORT_RANGE_${p.id.toUpperCase()}` }) });
+    checks.push({
+      check: `${p.id} ports ${p.ports.first}-${p.ports.last}`,
+      ok: free > 0,
+      hard: false,
+      detail: `${free} of ${size} free`,
+      ...(free > 0 ? {} : { fix: `stop an agent (synapse list) or set SYNAPSE_PORT_RANGE_${p.id.toUpperCase()}` }),
+    });
   }
 
   const dir = registryDir(io.env);
@@ -72,6 +84,12 @@ export async function doctorCommand(flags: { json?: boolean }, io: CommandIo): P
   });
 
   if (flags.json) io.out(`${JSON.stringify(checks, null, 2)}\n`);
-  else io.out(`${renderTable(['CHECK', 'OK', 'DETAIL', 'FIX'], checks.map((c) => [c.check, c.ok ? 'ok' : c.hard ? 'FAIL' : 'warn', c.detail, c.fix ?? '']))}\n`);
+  else
+    io.out(
+      `${renderTable(
+        ['CHECK', 'OK', 'DETAIL', 'FIX'],
+        checks.map((c) => [c.check, c.ok ? 'ok' : c.hard ? 'FAIL' : 'warn', c.detail, c.fix ?? '']),
+      )}\n`,
+    );
   if (checks.some((c) => c.hard && !c.ok)) throw new ExitRequest(1);
 }

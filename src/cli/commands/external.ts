@@ -40,7 +40,11 @@ function print(io: CommandIo, text: string): void {
 
 /** `synapse external add <url>`: reads and checks the card, keeps it under an alias. */
 export async function addExternalAgent(url: string, flags: { alias?: string; header?: string[]; json?: boolean }, io: CommandIo): Promise<void> {
-  const [{ addExternal }, { ExternalStore, externalDir }, { SynapseError }] = await Promise.all([import('../../a2a/external-client.js'), import('../../a2a/external-store.js'), import('../../errors.js')]);
+  const [{ addExternal }, { ExternalStore, externalDir }, { SynapseError }] = await Promise.all([
+    import('../../a2a/external-client.js'),
+    import('../../a2a/external-store.js'),
+    import('../../errors.js'),
+  ]);
   let headers: Record<string, string>;
   try {
     headers = parseHeaders(flags.header);
@@ -56,9 +60,23 @@ export async function addExternalAgent(url: string, flags: { alias?: string; hea
 export async function listExternalAgents(flags: { json?: boolean }, io: CommandIo): Promise<void> {
   const [{ ExternalStore, externalDir }, { renderTable, preview }] = await Promise.all([import('../../a2a/external-store.js'), import('../table.js')]);
   const agents = new ExternalStore(externalDir(io.env)).list();
-  if (flags.json) return print(io, JSON.stringify(agents.map((a) => summary(a)), null, 2));
+  if (flags.json)
+    return print(
+      io,
+      JSON.stringify(
+        agents.map((a) => summary(a)),
+        null,
+        2,
+      ),
+    );
   if (agents.length === 0) return print(io, 'no external agents; add one with `synapse external add <url>`');
-  print(io, renderTable(['ALIAS', 'NAME', 'A2A', 'URL', 'DESCRIPTION'], agents.map((a) => [a.alias, a.name, a.protocol_version, a.url, preview(a.description, 40)])));
+  print(
+    io,
+    renderTable(
+      ['ALIAS', 'NAME', 'A2A', 'URL', 'DESCRIPTION'],
+      agents.map((a) => [a.alias, a.name, a.protocol_version, a.url, preview(a.description, 40)]),
+    ),
+  );
 }
 
 /** `synapse external info <alias>`: bindings, skills, capabilities. */
@@ -99,7 +117,11 @@ export interface ExternalSendFlags {
 
 /** `synapse external send <alias> <message>`: returns at once, or waits / streams with a timeout. */
 export async function sendToExternalAgent(alias: string, message: string, flags: ExternalSendFlags, io: CommandIo): Promise<void> {
-  const [{ ExternalStore, externalDir }, { sendExternal }, { SynapseError }] = await Promise.all([import('../../a2a/external-store.js'), import('../../a2a/external-client.js'), import('../../errors.js')]);
+  const [{ ExternalStore, externalDir }, { sendExternal }, { SynapseError }] = await Promise.all([
+    import('../../a2a/external-store.js'),
+    import('../../a2a/external-client.js'),
+    import('../../errors.js'),
+  ]);
   const seconds = Number(flags.timeout);
   if (!Number.isFinite(seconds) || seconds <= 0) throw new SynapseError('usage', `--timeout wants seconds > 0, got "${flags.timeout}"`);
   const agent = new ExternalStore(externalDir(io.env)).get(alias);
@@ -107,7 +129,9 @@ export async function sendToExternalAgent(alias: string, message: string, flags:
   const result = await sendExternal(agent, message, {
     mode,
     ...(mode === 'return' ? {} : { timeoutMs: seconds * 1000 }),
-    ...(mode === 'stream' && !flags.json ? { onEvent: (n) => io.err(`[${n.kind}${n.state ? ` ${n.state}` : ''}]${n.kind === 'artifact' ? '' : n.text ? ` ${n.text}` : ''}\n`) } : {}),
+    ...(mode === 'stream' && !flags.json
+      ? { onEvent: (n) => io.err(`[${n.kind}${n.state ? ` ${n.state}` : ''}]${n.kind === 'artifact' ? '' : n.text ? ` ${n.text}` : ''}\n`) }
+      : {}),
   });
   if (flags.json) return print(io, JSON.stringify(result, null, 2));
   if (mode === 'return') return print(io, `sent to ${agent.alias} via ${result.via}: task ${result.task_id ?? '-'} ${result.state ?? ''}`.trimEnd());
@@ -171,6 +195,26 @@ interface Summary {
   updated_at: string;
 }
 
-function summary(a: { alias: string; name: string; description: string; url: string; card_url: string; protocol_version: string; headers: Record<string, string>; added_at: string; updated_at: string }): Summary {
-  return { alias: a.alias, name: a.name, description: a.description, url: a.url, card_url: a.card_url, protocol_version: a.protocol_version, header_names: Object.keys(a.headers), added_at: a.added_at, updated_at: a.updated_at };
+function summary(a: {
+  alias: string;
+  name: string;
+  description: string;
+  url: string;
+  card_url: string;
+  protocol_version: string;
+  headers: Record<string, string>;
+  added_at: string;
+  updated_at: string;
+}): Summary {
+  return {
+    alias: a.alias,
+    name: a.name,
+    description: a.description,
+    url: a.url,
+    card_url: a.card_url,
+    protocol_version: a.protocol_version,
+    header_names: Object.keys(a.headers),
+    added_at: a.added_at,
+    updated_at: a.updated_at,
+  };
 }

@@ -149,12 +149,19 @@ export async function validateFile(file: string, agent: string, o: { json?: bool
 }
 
 /** `synapse file-safety record <path> <agent> --type …`. */
-export async function recordChange(file: string, agent: string, o: { type: string; intent?: string; task?: string; json?: boolean }, io: CommandIo): Promise<void> {
+export async function recordChange(
+  file: string,
+  agent: string,
+  o: { type: string; intent?: string; task?: string; json?: boolean },
+  io: CommandIo,
+): Promise<void> {
   const { CHANGE_TYPES } = await import('../../store/file-safety-schema.js');
   const type = o.type.trim().toLowerCase();
   if (!(CHANGE_TYPES as readonly string[]).includes(type)) throw new SynapseError('usage', `--type must be one of ${CHANGE_TYPES.join(', ')}, got '${o.type}'`);
   const who = await canonical(io.env, agent);
-  const change = await withStore(io, (s) => s.record({ path: file, agent: who, type: type as (typeof CHANGE_TYPES)[number], intent: o.intent, taskId: o.task }));
+  const change = await withStore(io, (s) =>
+    s.record({ path: file, agent: who, type: type as (typeof CHANGE_TYPES)[number], intent: o.intent, taskId: o.task }),
+  );
   if (o.json) return printJson(io, change);
   println(io, `recorded ${change.change_type} of ${change.path} by ${change.agent_id}`);
 }
@@ -197,11 +204,14 @@ export async function fileSafetyDebug(io: CommandIo): Promise<void> {
 }
 
 /** Declarations only, one block per subcommand: long, but there is no logic in it. */
+// eslint-disable-next-line max-lines-per-function -- commander declarations, no logic
 export function registerFileSafetyCommands(program: Command): void {
-  const fsCmd = program
-    .command('file-safety')
-    .description('Per-file locks and a change log shared by the agents of this project (.synapse/file_safety.db)');
-  examples(fsCmd, ['synapse file-safety lock src/app.ts alice --intent "refactor login"', 'synapse file-safety validate src/app.ts bob', 'synapse file-safety locks']);
+  const fsCmd = program.command('file-safety').description('Per-file locks and a change log shared by the agents of this project (.synapse/file_safety.db)');
+  examples(fsCmd, [
+    'synapse file-safety lock src/app.ts alice --intent "refactor login"',
+    'synapse file-safety validate src/app.ts bob',
+    'synapse file-safety locks',
+  ]);
 
   examples(
     fsCmd
@@ -214,18 +224,23 @@ export function registerFileSafetyCommands(program: Command): void {
       .option('--wait', 'wait for the current holder to release it instead of failing')
       .option('--wait-timeout <duration>', 'with --wait: give up after this long', '60')
       .option('--wait-interval <duration>', 'with --wait: how often to retry', '2')
-      .option('--pid <pid>', 'process whose death releases the lock (default: the agent\'s pid if registered, else the calling shell; 0 = TTL only)')
+      .option('--pid <pid>', "process whose death releases the lock (default: the agent's pid if registered, else the calling shell; 0 = TTL only)")
       .option('--json', 'print the lock as JSON'),
     ['synapse file-safety lock src/db.ts alice --intent "add index" --ttl 15m', 'synapse file-safety lock src/db.ts bob --wait --wait-timeout 2m'],
   ).action((file: string, agent: string, o: LockOptions) => lockFile(file, agent, o, processIo()));
 
   examples(
-    fsCmd.command('unlock').description("Release an agent's lock (only the owner can)").argument('<path>').argument('<agent>').option('--json', 'print as JSON'),
+    fsCmd
+      .command('unlock')
+      .description("Release an agent's lock (only the owner can)")
+      .argument('<path>')
+      .argument('<agent>')
+      .option('--json', 'print as JSON'),
     ['synapse file-safety unlock src/db.ts alice'],
   ).action((file: string, agent: string, o: { json?: boolean }) => unlockFile(file, agent, o, processIo()));
 
-  examples(fsCmd.command('locks').description('List the live locks').option('--json', 'print as JSON'), ['synapse file-safety locks --json']).action((o: { json?: boolean }) =>
-    listLocks(o, processIo()),
+  examples(fsCmd.command('locks').description('List the live locks').option('--json', 'print as JSON'), ['synapse file-safety locks --json']).action(
+    (o: { json?: boolean }) => listLocks(o, processIo()),
   );
 
   examples(fsCmd.command('status').description('Counts: live and stale locks, locks per agent, recorded changes').option('--json', 'print as JSON'), [
@@ -255,13 +270,20 @@ export function registerFileSafetyCommands(program: Command): void {
     ['synapse file-safety record src/db.ts alice --type modify --intent "add index" --task 1a2b3c4d'],
   ).action((file: string, agent: string, o: { type: string; intent?: string; task?: string; json?: boolean }) => recordChange(file, agent, o, processIo()));
 
-  examples(fsCmd.command('history').description('Changes recorded for one file, newest first').argument('<path>').option('--limit <n>', 'at most this many', '50').option('--json', 'print as JSON'), [
-    'synapse file-safety history src/db.ts',
-  ]).action((file: string, o: { limit: string; json?: boolean }) => fileHistory(file, o, processIo()));
+  examples(
+    fsCmd
+      .command('history')
+      .description('Changes recorded for one file, newest first')
+      .argument('<path>')
+      .option('--limit <n>', 'at most this many', '50')
+      .option('--json', 'print as JSON'),
+    ['synapse file-safety history src/db.ts'],
+  ).action((file: string, o: { limit: string; json?: boolean }) => fileHistory(file, o, processIo()));
 
-  examples(fsCmd.command('recent').description('The latest recorded changes').option('--limit <n>', 'at most this many', '20').option('--json', 'print as JSON'), [
-    'synapse file-safety recent --limit 5',
-  ]).action((o: { limit: string; json?: boolean }) => recentChanges(o, processIo()));
+  examples(
+    fsCmd.command('recent').description('The latest recorded changes').option('--limit <n>', 'at most this many', '20').option('--json', 'print as JSON'),
+    ['synapse file-safety recent --limit 5'],
+  ).action((o: { limit: string; json?: boolean }) => recentChanges(o, processIo()));
 
   examples(
     fsCmd
@@ -272,7 +294,7 @@ export function registerFileSafetyCommands(program: Command): void {
     ['synapse file-safety cleanup --days 30'],
   ).action((o: { days: string; json?: boolean }) => cleanupFileSafety(o, processIo()));
 
-  examples(fsCmd.command('debug').description('Where the database is, its schema, health, and every lock row with why it is (not) live'), ['synapse file-safety debug']).action(() =>
-    fileSafetyDebug(processIo()),
-  );
+  examples(fsCmd.command('debug').description('Where the database is, its schema, health, and every lock row with why it is (not) live'), [
+    'synapse file-safety debug',
+  ]).action(() => fileSafetyDebug(processIo()));
 }

@@ -34,7 +34,15 @@ function replySourceLabel(source: string | null): string {
 export function entryTable(entries: HistoryEntry[]): string {
   return renderTable(
     ['TASK', 'AGENT', 'STATUS', 'FROM', 'FINISHED', 'TURN', 'INPUT'],
-    entries.map((e) => [e.task_id.slice(0, 8), agentLabel(e), e.status, e.sender_name ?? e.sender_id ?? '-', e.finished_at.replace(/\.\d+Z$/, 'Z'), ms(e.turn_ms), preview(e.input, 50)]),
+    entries.map((e) => [
+      e.task_id.slice(0, 8),
+      agentLabel(e),
+      e.status,
+      e.sender_name ?? e.sender_id ?? '-',
+      e.finished_at.replace(/\.\d+Z$/, 'Z'),
+      ms(e.turn_ms),
+      preview(e.input, 50),
+    ]),
   );
 }
 
@@ -90,7 +98,16 @@ export function statsText(s: HistoryStats): string {
   if (s.agents.length === 0) return head.join('\n');
   const table = renderTable(
     ['AGENT', 'TYPE', 'TASKS', 'COMPLETED', 'FAILED', 'CANCELED', 'SUCCESS', 'MEDIAN TURN'],
-    s.agents.map((a) => [a.agent_name ? `${a.agent_name} (${a.agent_id})` : a.agent_id, a.agent_type, String(a.total), String(a.completed), String(a.failed), String(a.canceled), pct(a.success_rate), ms(a.median_turn_ms)]),
+    s.agents.map((a) => [
+      a.agent_name ? `${a.agent_name} (${a.agent_id})` : a.agent_id,
+      a.agent_type,
+      String(a.total),
+      String(a.completed),
+      String(a.failed),
+      String(a.canceled),
+      pct(a.success_rate),
+      ms(a.median_turn_ms),
+    ]),
   );
   return `${head.join('\n')}\n\n${table}`;
 }

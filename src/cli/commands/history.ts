@@ -27,12 +27,14 @@ async function withHistory<T>(io: CommandIo, fn: (h: HistoryStore) => T | Promis
 /** A note on stderr when recording is off, so an empty or stale history is not a mystery. */
 async function noteIfDisabled(io: CommandIo): Promise<void> {
   const { historyEnabled } = await import('../../store/history.js');
-  if (!historyEnabled(io.env)) io.err(`note: history recording is off (SYNAPSE_HISTORY_ENABLED=${io.env.SYNAPSE_HISTORY_ENABLED}); agents record nothing new\n`);
+  if (!historyEnabled(io.env))
+    io.err(`note: history recording is off (SYNAPSE_HISTORY_ENABLED=${io.env.SYNAPSE_HISTORY_ENABLED}); agents record nothing new\n`);
 }
 
 function positiveNumber(value: string, what: string): number {
   const n = Number(value);
-  if (!/^\s*\d+(\.\d+)?\s*$/.test(value) || !Number.isFinite(n) || n <= 0) throw new SynapseError('usage', `${what} must be a number greater than 0, got '${value}'`);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(value) || !Number.isFinite(n) || n <= 0)
+    throw new SynapseError('usage', `${what} must be a number greater than 0, got '${value}'`);
   return n;
 }
 
@@ -69,7 +71,18 @@ export async function searchHistory(keywords: string[], o: { logic: string; agen
   println(io, entryTable(hits));
 }
 
-const NO_STATS: HistoryStats = { total: 0, completed: 0, failed: 0, canceled: 0, success_rate: null, median_turn_ms: null, oldest: null, newest: null, db_bytes: 0, agents: [] };
+const NO_STATS: HistoryStats = {
+  total: 0,
+  completed: 0,
+  failed: 0,
+  canceled: 0,
+  success_rate: null,
+  median_turn_ms: null,
+  oldest: null,
+  newest: null,
+  db_bytes: 0,
+  agents: [],
+};
 
 /** `synapse history stats`: totals, success rate and median turn time. */
 export async function historyStats(o: { agent?: string; json?: boolean }, io: CommandIo): Promise<void> {
@@ -121,7 +134,8 @@ export interface HistoryCleanupOptions {
  * --force it asks on a terminal and refuses elsewhere.
  */
 export async function cleanupHistory(o: HistoryCleanupOptions, io: CommandIo): Promise<void> {
-  if (o.days === undefined && o.maxSize === undefined) throw new SynapseError('usage', 'say what to delete: --days N and/or --max-size MB (add --dry-run to preview)');
+  if (o.days === undefined && o.maxSize === undefined)
+    throw new SynapseError('usage', 'say what to delete: --days N and/or --max-size MB (add --dry-run to preview)');
   const days = o.days === undefined ? undefined : positiveNumber(o.days, '--days');
   const maxBytes = o.maxSize === undefined ? undefined : Math.floor(positiveNumber(o.maxSize, '--max-size') * 1024 * 1024);
   const result = await withHistory(io, async (h) => {
@@ -131,7 +145,10 @@ export async function cleanupHistory(o: HistoryCleanupOptions, io: CommandIo): P
       const total = preview.deleted + preview.remaining;
       const what = `delete ${preview.deleted} of ${total} history entr${total === 1 ? 'y' : 'ies'}`;
       if (!io.isTerminal('stdin') || !io.isTerminal('stdout')) {
-        throw new SynapseError('usage', `cleanup would ${what}; not a terminal, so nothing was deleted: re-run with --force to delete, or --dry-run to preview`);
+        throw new SynapseError(
+          'usage',
+          `cleanup would ${what}; not a terminal, so nothing was deleted: re-run with --force to delete, or --dry-run to preview`,
+        );
       }
       if (!(await io.confirm(`${what[0]!.toUpperCase()}${what.slice(1)}?`))) {
         io.err('nothing deleted\n');
@@ -169,7 +186,12 @@ export function registerHistoryCommands(program: Command): void {
   const history = program
     .command('history')
     .description('Every finished task of every agent (~/.synapse/history/history.db): list, show, search, stats, export, cleanup');
-  examples(history, ['synapse history list --agent alice', 'synapse history search parser error --logic AND', 'synapse history stats', 'synapse trace 1a2b3c4d']);
+  examples(history, [
+    'synapse history list --agent alice',
+    'synapse history search parser error --logic AND',
+    'synapse history stats',
+    'synapse trace 1a2b3c4d',
+  ]);
 
   examples(
     history

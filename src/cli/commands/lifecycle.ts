@@ -85,7 +85,8 @@ function editingFiles(live: RegistryEntry[], env: NodeJS.ProcessEnv): Map<string
   for (const e of live) {
     try {
       const locks = locksHeldBy(e.working_dir, e.agent_id, env);
-      if (locks.length) out.set(e.agent_id, `${path.relative(e.working_dir, locks[0]!.path) || locks[0]!.path}${locks.length > 1 ? ` (+${locks.length - 1})` : ''}`);
+      if (locks.length)
+        out.set(e.agent_id, `${path.relative(e.working_dir, locks[0]!.path) || locks[0]!.path}${locks.length > 1 ? ` (+${locks.length - 1})` : ''}`);
     } catch {
       out.set(e.agent_id, '(file-safety db unreadable)');
     }
@@ -170,7 +171,12 @@ export async function agentLogs(target: string, flags: { lines: string; follow?:
   }
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
-  io.out(`${lines.slice(-Math.max(1, Number(flags.lines))).map(formatLogLine).join('\n')}\n`);
+  io.out(
+    `${lines
+      .slice(-Math.max(1, Number(flags.lines)))
+      .map(formatLogLine)
+      .join('\n')}\n`,
+  );
   if (!flags.follow) return;
   let offset = Buffer.byteLength(text);
   // Appends arrive in byte chunks; the decoder holds back a character split between two of them.

@@ -32,7 +32,12 @@ function table(list: Memory[]): string {
 }
 
 /** `synapse memory save <key> <content>`: `-` reads the content from stdin; `--notify` tells the agents here. */
-export async function saveMemory(key: string, content: string, o: { tags?: string; author?: string; notify?: boolean; json?: boolean }, io: CommandIo): Promise<void> {
+export async function saveMemory(
+  key: string,
+  content: string,
+  o: { tags?: string; author?: string; notify?: boolean; json?: boolean },
+  io: CommandIo,
+): Promise<void> {
   const text = content === '-' ? await io.readStdin() : content;
   const author = o.author ?? callerIdentity(io.env);
   const result = await withMemory(io, (m) => m.save({ key, content: text, tags: splitList(o.tags), author }));
@@ -78,7 +83,10 @@ export async function searchMemory(query: string, o: { limit: string; json?: boo
 export async function showMemory(key: string, o: { json?: boolean }, io: CommandIo): Promise<void> {
   const m = await withMemory(io, (mem) => mem.get(key));
   if (o.json) return printJson(io, m);
-  println(io, `key:     ${m.key}\ntags:    ${m.tags.join(', ') || '-'}\nauthor:  ${m.author ?? '-'}\nupdated: ${m.updated_at} (created ${m.created_at})\n\n${m.content}`);
+  println(
+    io,
+    `key:     ${m.key}\ntags:    ${m.tags.join(', ') || '-'}\nauthor:  ${m.author ?? '-'}\nupdated: ${m.updated_at} (created ${m.created_at})\n\n${m.content}`,
+  );
 }
 
 /** `synapse memory delete <key>`. */
@@ -94,7 +102,10 @@ export async function memoryStats(o: { json?: boolean }, io: CommandIo): Promise
   if (o.json) return printJson(io, st);
   println(io, `notes:   ${st.count} (${st.total_bytes} bytes)`);
   println(io, `oldest:  ${st.oldest ?? '-'}\nnewest:  ${st.newest ?? '-'}`);
-  const fmt = (rec: Record<string, number>) => Object.entries(rec).map(([k, n]) => `${k} (${n})`).join(', ') || '-';
+  const fmt = (rec: Record<string, number>) =>
+    Object.entries(rec)
+      .map(([k, n]) => `${k} (${n})`)
+      .join(', ') || '-';
   println(io, `authors: ${fmt(st.authors)}`);
   println(io, `tags:    ${fmt(st.tags)}`);
 }
@@ -114,7 +125,10 @@ export function registerMemoryCommands(program: Command): void {
       .option('--author <agent>', 'who wrote it (default: $SYNAPSE_AGENT_ID, else your user name)')
       .option('--notify', 'tell the other running agents in this directory about the note')
       .option('--json', 'print as JSON'),
-    ['synapse memory save api-style "REST, snake_case JSON, errors as {error:{code,message}}" --tags api,convention --notify', 'git log -5 | synapse memory save recent-commits -'],
+    [
+      'synapse memory save api-style "REST, snake_case JSON, errors as {error:{code,message}}" --tags api,convention --notify',
+      'git log -5 | synapse memory save recent-commits -',
+    ],
   ).action((key: string, content: string, o: { tags?: string; author?: string; notify?: boolean; json?: boolean }) => saveMemory(key, content, o, processIo()));
 
   examples(
@@ -142,11 +156,11 @@ export function registerMemoryCommands(program: Command): void {
     (key: string, o: { json?: boolean }) => showMemory(key, o, processIo()),
   );
 
-  examples(memory.command('delete').description('Delete one note').argument('<key>').option('--json', 'print as JSON'), ['synapse memory delete old-notes']).action(
-    (key: string, o: { json?: boolean }) => deleteMemory(key, o, processIo()),
-  );
+  examples(memory.command('delete').description('Delete one note').argument('<key>').option('--json', 'print as JSON'), [
+    'synapse memory delete old-notes',
+  ]).action((key: string, o: { json?: boolean }) => deleteMemory(key, o, processIo()));
 
-  examples(memory.command('stats').description('How many notes, their size, authors and tags').option('--json', 'print as JSON'), ['synapse memory stats']).action(
-    (o: { json?: boolean }) => memoryStats(o, processIo()),
-  );
+  examples(memory.command('stats').description('How many notes, their size, authors and tags').option('--json', 'print as JSON'), [
+    'synapse memory stats',
+  ]).action((o: { json?: boolean }) => memoryStats(o, processIo()));
 }

@@ -25,6 +25,7 @@ Examples:
  * Declarations only, one block per command: long, but there is no logic in it. Each action loads
  * send.ts, reply.ts or respond.ts (they import the HTTP client and the registry) and calls it.
  */
+// eslint-disable-next-line max-lines-per-function -- commander declarations, no logic
 export function registerMessagingCommands(program: Command): void {
   program
     .command('send')
@@ -58,7 +59,10 @@ export function registerMessagingCommands(program: Command): void {
     .option('--list', 'list who is waiting for your answer')
     .option('--from <agent>', 'reply as this agent (default: $SYNAPSE_AGENT_ID or the agent whose terminal runs this)')
     .option('--json', 'print JSON')
-    .addHelpText('after', '\nExamples:\n  synapse reply "looks good, two nits: …"\n  synapse reply --list\n  synapse reply "done" --to codex\n\nExit 1 with "nobody is waiting for an answer from you" when the stack is empty.')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  synapse reply "looks good, two nits: …"\n  synapse reply --list\n  synapse reply "done" --to codex\n\nExit 1 with "nobody is waiting for an answer from you" when the stack is empty.',
+    )
     .action(async (text: string | undefined, flags: ReplyFlags) => {
       const { replyCommand } = await import('./reply.js');
       await replyCommand(text, flags, processIo());
@@ -85,7 +89,10 @@ export function registerMessagingCommands(program: Command): void {
     .argument('<choice>', 'the choice key (1, 2, 3 …) or approve / deny')
     .option('--task <id>', 'the input-required task (default: the one waiting)')
     .option('--json', 'print JSON')
-    .addHelpText('after', '\nThe task shows the dialog in metadata.permission {prompt, choices}. Deny always selects the\ndeny option, never a bare Enter.\n\nExamples:\n  synapse respond claude approve\n  synapse respond codex 3')
+    .addHelpText(
+      'after',
+      '\nThe task shows the dialog in metadata.permission {prompt, choices}. Deny always selects the\ndeny option, never a bare Enter.\n\nExamples:\n  synapse respond claude approve\n  synapse respond codex 3',
+    )
     .action(async (target: string, choice: string, flags: { task?: string; json?: boolean }) => {
       const { respondCommand } = await import('./respond.js');
       await respondCommand(target, choice, flags, processIo());

@@ -13,7 +13,9 @@ function self(from: string | undefined, env: NodeJS.ProcessEnv): RegistryEntry {
   if (!me.entry) {
     throw new SynapseError(
       'usage',
-      me.id ? `agent ${me.id} is not running (no live agent has that id or name)` : 'synapse reply answers messages sent to an agent: run it from inside an agent session (SYNAPSE_AGENT_ID), or pass --from <agent>',
+      me.id
+        ? `agent ${me.id} is not running (no live agent has that id or name)`
+        : 'synapse reply answers messages sent to an agent: run it from inside an agent session (SYNAPSE_AGENT_ID), or pass --from <agent>',
     );
   }
   return me.entry;
@@ -46,15 +48,23 @@ export async function replyCommand(text: string | undefined, flags: ReplyFlags, 
     return;
   }
   if (text === undefined || text.trim() === '') throw new SynapseError('usage', 'the reply is empty: synapse reply "your answer"');
-  const res = await requestJson<{ task?: Task; entry?: ReplyEntry | null; forward?: { notified: boolean | null; error?: string }; error?: { code: string; message: string } }>(`${me.endpoint}/reply`, {
+  const res = await requestJson<{
+    task?: Task;
+    entry?: ReplyEntry | null;
+    forward?: { notified: boolean | null; error?: string };
+    error?: { code: string; message: string };
+  }>(`${me.endpoint}/reply`, {
     body: { text, ...(flags.task ? { task_id: flags.task } : {}), ...(flags.to ? { sender_id: flags.to } : {}) },
     timeoutMs: 15_000,
   });
   if (res.status === 404) throw new SynapseError('not_found', res.body.error?.message ?? 'nobody is waiting for an answer from you');
-  if (res.status !== 200 || !res.body.task) throw new SynapseError('delivery_failed', `the reply was not recorded: ${res.status} ${res.body.error?.message ?? ''}`);
+  if (res.status !== 200 || !res.body.task)
+    throw new SynapseError('delivery_failed', `the reply was not recorded: ${res.status} ${res.body.error?.message ?? ''}`);
   const { task, entry, forward } = res.body;
   if (flags.json) {
-    io.out(`${JSON.stringify({ task_id: task.id, status: task.status.state, to: entry?.sender_id ?? null, notified: forward?.notified ?? null, error: forward?.error ?? null })}\n`);
+    io.out(
+      `${JSON.stringify({ task_id: task.id, status: task.status.state, to: entry?.sender_id ?? null, notified: forward?.notified ?? null, error: forward?.error ?? null })}\n`,
+    );
     return;
   }
   const who = entry?.sender_name ?? entry?.sender_id ?? 'the sender';

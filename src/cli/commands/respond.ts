@@ -14,8 +14,12 @@ export async function respondCommand(target: string, choice: string, flags: { ta
     if (tasks.length === 0) throw new SynapseError('conflict', `${entry.name ?? entry.agent_id} has no task waiting for an answer`);
     taskId = tasks[0]!.id;
   }
-  const res = await requestJson<{ task?: Task; choice?: { key: string; label: string }; error?: { message: string } }>(`${entry.endpoint}/tasks/${taskId}/respond`, { body: { choice } });
-  if (res.status !== 200 || !res.body.task) throw new SynapseError(res.status === 400 ? 'invalid_input' : 'conflict', res.body.error?.message ?? `respond failed: ${res.status}`);
+  const res = await requestJson<{ task?: Task; choice?: { key: string; label: string }; error?: { message: string } }>(
+    `${entry.endpoint}/tasks/${taskId}/respond`,
+    { body: { choice } },
+  );
+  if (res.status !== 200 || !res.body.task)
+    throw new SynapseError(res.status === 400 ? 'invalid_input' : 'conflict', res.body.error?.message ?? `respond failed: ${res.status}`);
   if (flags.json) io.out(`${JSON.stringify({ task_id: res.body.task.id, choice: res.body.choice })}\n`);
   else io.out(`answered "${res.body.choice!.key}. ${res.body.choice!.label}" for task ${res.body.task.id.slice(0, 8)}\n`);
 }

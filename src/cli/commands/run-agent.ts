@@ -114,11 +114,19 @@ export async function listProfilesCommand(flags: { json?: boolean }, io: Command
     io.out(`${JSON.stringify(rows, null, 2)}\n`);
     return;
   }
-  const status = (r: (typeof rows)[number]) => (!r.available ? 'range reserved' : r.command === 'built-in' ? 'built-in' : r.installed ? `installed${r.version ? ` (${r.version})` : ''}` : 'not installed');
+  const status = (r: (typeof rows)[number]) =>
+    !r.available ? 'range reserved' : r.command === 'built-in' ? 'built-in' : r.installed ? `installed${r.version ? ` (${r.version})` : ''}` : 'not installed';
   io.out(
     `${renderTable(
       ['PROFILE', 'ALIASES', 'PORTS', 'COMMAND', 'STATUS', 'RULES'],
-      rows.map((r) => [r.id, r.aliases.join(',') || '-', r.ports, r.command ?? '-', status(r), !r.available ? '-' : r.verified_live ? 'verified live' : 'not verified live']),
+      rows.map((r) => [
+        r.id,
+        r.aliases.join(',') || '-',
+        r.ports,
+        r.command ?? '-',
+        status(r),
+        !r.available ? '-' : r.verified_live ? 'verified live' : 'not verified live',
+      ]),
     )}\n`,
   );
 }

@@ -33,9 +33,22 @@ export interface SendFlags {
 const DEFAULT_ATTACH_LIMIT = 100 * 1024;
 const READY_WAIT_DEFAULT_MS = 120_000;
 const MIME: Record<string, string> = {
-  '.txt': 'text/plain', '.md': 'text/markdown', '.json': 'application/json', '.ts': 'text/x-typescript', '.js': 'text/javascript',
-  '.py': 'text/x-python', '.html': 'text/html', '.css': 'text/css', '.csv': 'text/csv', '.png': 'image/png', '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.pdf': 'application/pdf', '.yaml': 'application/yaml', '.yml': 'application/yaml',
+  '.txt': 'text/plain',
+  '.md': 'text/markdown',
+  '.json': 'application/json',
+  '.ts': 'text/x-typescript',
+  '.js': 'text/javascript',
+  '.py': 'text/x-python',
+  '.html': 'text/html',
+  '.css': 'text/css',
+  '.csv': 'text/csv',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.pdf': 'application/pdf',
+  '.yaml': 'application/yaml',
+  '.yml': 'application/yaml',
 };
 
 async function messageText(arg: string | undefined, flags: SendFlags, io: CommandIo): Promise<string> {
@@ -66,7 +79,10 @@ function attachments(files: string[], io: CommandIo): Part[] {
     if (bytes.length > limit) {
       throw new SynapseError('invalid_input', `--attach ${file} is ${bytes.length} bytes, over the limit of ${limit} bytes (SYNAPSE_SEND_MESSAGE_THRESHOLD)`);
     }
-    return { type: 'file', file: { name: path.basename(file), mimeType: MIME[path.extname(file).toLowerCase()] ?? 'application/octet-stream', bytes: bytes.toString('base64') } };
+    return {
+      type: 'file',
+      file: { name: path.basename(file), mimeType: MIME[path.extname(file).toLowerCase()] ?? 'application/octet-stream', bytes: bytes.toString('base64') },
+    };
   });
 }
 
@@ -117,7 +133,10 @@ function spinner(text: string, io: CommandIo): () => void {
 async function post(target: RegistryEntry, priority: number, body: unknown, readyDeadline: number, io: CommandIo): Promise<Task> {
   let announced = false;
   for (;;) {
-    const res = await requestJson<{ task?: Task; error?: { code: string; message: string } }>(`${target.endpoint}/tasks/send-priority?priority=${priority}`, { body, timeoutMs: 10_000 });
+    const res = await requestJson<{ task?: Task; error?: { code: string; message: string } }>(`${target.endpoint}/tasks/send-priority?priority=${priority}`, {
+      body,
+      timeoutMs: 10_000,
+    });
     if (res.status === 202 && res.body.task) return res.body.task;
     if (res.status === 503) {
       const retryS = Number(res.headers['retry-after'] ?? 1);
@@ -139,8 +158,32 @@ function senderOf(live: RegistryEntry[], from: string | undefined, io: CommandIo
   return sender;
 }
 
+/** A message goes to an agent of the sender's own project unless --force says otherwise. */
+function checkSameProject(live: RegistryEntry[], sender: ReturnType<typeof resolveSender>, target: RegistryEntry, cwd: string): void {
+  const senderDir = sender.entry?.working_dir ?? cwd;
+  if (sameProject(senderDir, target.working_dir)) return;
+  const here = live.filter((e) => sameProject(e.working_dir, senderDir) && e.agent_id !== sender.id);
+  const list = here.length
+    ? `Agents in ${senderDir}:\n  ${here.map(label).join('\n  ')}`
+    : `No agent runs in ${senderDir}; start one there with \`synapse start ${target.agent_type}\`.`;
+  throw new SynapseError('working_dir_mismatch', `${label(target)} works in ${target.working_dir}, not in ${senderDir}. ${list}\nUse --force to send anyway.`);
+}
+
+/** The task the sending agent is working on now, so the answer can be tied to it (null when unknown). */
+async function currentTaskOf(sender: RegistryEntry): Promise<string | null> {
+  // A sender that does not answer in a second is just not asked: the message goes anyway.
+  const st = await requestJson<{ current_task?: string | null }>(`${sender.endpoint}/status`, { timeoutMs: 1000 }).catch(() => null);
+  return st?.body?.current_task ?? null;
+}
+
 /** `synapse send <target> [message]` (and `interrupt`, with its own defaults). */
-export async function sendCommand(targetArg: string, arg: string | undefined, flags: SendFlags, io: CommandIo, defaults: { priority?: number; mode?: ResponseMode } = {}): Promise<void> {
+export async function sendCommand(
+  targetArg: string,
+  arg: string | undefined,
+  flags: SendFlags,
+  io: CommandIo,
+  defaults: { priority?: number; mode?: ResponseMode } = {},
+): Promise<void> {
   const text = await messageText(arg, flags, io);
   const parts: Part[] = [{ type: 'text', text }, ...attachments(flags.attach ?? [], io)];
   const priority = defaults.priority ?? parsePriority(flags.priority);
@@ -153,22 +196,19 @@ export async function sendCommand(targetArg: string, arg: string | undefined, fl
   const sender = senderOf(live, flags.from, io);
   if (sender.id === target.agent_id) throw new SynapseError('usage', `${label(target)} is you: an agent cannot send a message to itself`);
 
-  const senderDir = sender.entry?.working_dir ?? cwd;
-  if (!flags.force && !sameProject(senderDir, target.working_dir)) {
-    const here = live.filter((e) => sameProject(e.working_dir, senderDir) && e.agent_id !== sender.id);
-    const list = here.length ? `Agents in ${senderDir}:\n  ${here.map(label).join('\n  ')}` : `No agent runs in ${senderDir}; start one there with \`synapse start ${target.agent_type}\`.`;
-    throw new SynapseError('working_dir_mismatch', `${label(target)} works in ${target.working_dir}, not in ${senderDir}. ${list}\nUse --force to send anyway.`);
-  }
-
-  let senderTaskId: string | null = null;
-  if (sender.entry) {
-    const st = await requestJson<{ current_task?: string | null }>(`${sender.entry.endpoint}/status`, { timeoutMs: 1000 }).catch(() => null);
-    senderTaskId = st?.body?.current_task ?? null;
-  }
+  if (!flags.force) checkSameProject(live, sender, target, cwd);
+  const senderTaskId = sender.entry ? await currentTaskOf(sender.entry) : null;
   const taskId = randomUUID();
   if (flags.task) {
     const { createLinkedTask } = await import('../../store/board.js');
-    createLinkedTask(target.working_dir, { subject: text.split('\n')[0]!.slice(0, 200), description: text, assignee: target.agent_id, a2a_task_id: taskId, created_by: sender.id, priority });
+    createLinkedTask(target.working_dir, {
+      subject: text.split('\n')[0]!.slice(0, 200),
+      description: text,
+      assignee: target.agent_id,
+      a2a_task_id: taskId,
+      created_by: sender.id,
+      priority,
+    });
   }
   const body = {
     task_id: taskId,
@@ -192,14 +232,20 @@ export async function sendCommand(targetArg: string, arg: string | undefined, fl
   const task = await post(target, priority, body, readyDeadline, io);
 
   if (mode !== 'wait') {
-    if (flags.json) io.out(`${JSON.stringify({ task_id: task.id, target: target.agent_id, status: task.status.state, receipt: task.receipt, response_mode: mode })}\n`);
-    else io.out(`sent to ${label(target)}: task ${task.id.slice(0, 8)} ${task.status.state}${mode === 'notify' && sender.entry ? ' (the answer will arrive in your terminal)' : ''}\n`);
+    if (flags.json)
+      io.out(`${JSON.stringify({ task_id: task.id, target: target.agent_id, status: task.status.state, receipt: task.receipt, response_mode: mode })}\n`);
+    else
+      io.out(
+        `sent to ${label(target)}: task ${task.id.slice(0, 8)} ${task.status.state}${mode === 'notify' && sender.entry ? ' (the answer will arrive in your terminal)' : ''}\n`,
+      );
     return;
   }
 
   const done = await waitForAnswer(target, task, timeoutMs, io);
   if (flags.json) {
-    io.out(`${JSON.stringify({ task_id: done.id, target: target.agent_id, status: done.status.state, receipt: done.receipt, answer: artifactText(done), reply_source: done.metadata.reply_source ?? null })}\n`);
+    io.out(
+      `${JSON.stringify({ task_id: done.id, target: target.agent_id, status: done.status.state, receipt: done.receipt, answer: artifactText(done), reply_source: done.metadata.reply_source ?? null })}\n`,
+    );
   } else {
     const answer = artifactText(done);
     io.out(answer.endsWith('\n') || answer === '' ? answer : `${answer}\n`);
@@ -223,13 +269,17 @@ async function waitForAnswer(target: RegistryEntry, task: Task, timeoutMs: numbe
   };
   process.once('SIGINT', onSigint);
   try {
-    await followSse(`${target.endpoint}/tasks/${task.id}/subscribe`, (e) => {
-      if (e.event === 'done') {
-        finished = (e.data as { task: Task }).task;
-        return true;
-      }
-      return false;
-    }, { signal: controller.signal });
+    await followSse(
+      `${target.endpoint}/tasks/${task.id}/subscribe`,
+      (e) => {
+        if (e.event === 'done') {
+          finished = (e.data as { task: Task }).task;
+          return true;
+        }
+        return false;
+      },
+      { signal: controller.signal },
+    );
   } finally {
     clearTimeout(timer);
     process.off('SIGINT', onSigint);
@@ -237,7 +287,8 @@ async function waitForAnswer(target: RegistryEntry, task: Task, timeoutMs: numbe
   }
   if (finished) return finished;
   const later = `Fetch the answer later: curl -s ${target.endpoint}/tasks/${task.id}  (or synapse history show ${task.id.slice(0, 8)})`;
-  if (outcome === 'timeout') throw new SynapseError('answer_timeout', `no answer from ${label(target)} within ${timeoutMs! / 1000} s; the task goes on. ${later}`);
+  if (outcome === 'timeout')
+    throw new SynapseError('answer_timeout', `no answer from ${label(target)} within ${timeoutMs! / 1000} s; the task goes on. ${later}`);
   io.err(`stopped waiting; the task goes on. ${later}\n`);
   throw new ExitRequest(130);
 }
@@ -250,16 +301,35 @@ export async function broadcastCommand(arg: string | undefined, flags: SendFlags
   const dir = sender.entry?.working_dir ?? io.cwd;
   const type = flags.type ? canonicalType(flags.type) : null;
   const targets = live.filter((e) => e.agent_id !== sender.id && (flags.all || sameProject(e.working_dir, dir)) && (!type || e.agent_type === type));
-  if (targets.length === 0) throw new SynapseError('target_not_found', `no other agent runs ${flags.all ? 'anywhere' : `in ${dir}`}${type ? ` of type ${type}` : ''}`);
+  if (targets.length === 0)
+    throw new SynapseError('target_not_found', `no other agent runs ${flags.all ? 'anywhere' : `in ${dir}`}${type ? ` of type ${type}` : ''}`);
   const priority = parsePriority(flags.priority);
   const mode: ResponseMode = flags.notify ? 'notify' : 'silent';
   const results = await Promise.all(
     targets.map(async (t) => {
       try {
-        const task = await post(t, priority, {
-          message: { role: 'user', parts: [{ type: 'text', text }] },
-          metadata: { response_mode: mode, broadcast: true, ...(sender.id ? { sender: { sender_id: sender.id, sender_name: sender.entry?.name ?? sender.id, ...(sender.entry ? { sender_type: sender.entry.agent_type, sender_endpoint: sender.entry.endpoint } : {}) } } : {}) },
-        }, Date.now() + 10_000, io);
+        const task = await post(
+          t,
+          priority,
+          {
+            message: { role: 'user', parts: [{ type: 'text', text }] },
+            metadata: {
+              response_mode: mode,
+              broadcast: true,
+              ...(sender.id
+                ? {
+                    sender: {
+                      sender_id: sender.id,
+                      sender_name: sender.entry?.name ?? sender.id,
+                      ...(sender.entry ? { sender_type: sender.entry.agent_type, sender_endpoint: sender.entry.endpoint } : {}),
+                    },
+                  }
+                : {}),
+            },
+          },
+          Date.now() + 10_000,
+          io,
+        );
         return { target: t.agent_id, name: t.name, task_id: task.id, status: task.status.state, receipt: task.receipt, error: null };
       } catch (err) {
         return { target: t.agent_id, name: t.name, task_id: null, status: 'failed', receipt: null, error: (err as Error).message };
@@ -267,6 +337,8 @@ export async function broadcastCommand(arg: string | undefined, flags: SendFlags
     }),
   );
   if (flags.json) io.out(`${JSON.stringify(results, null, 2)}\n`);
-  else for (const r of results) io.out(r.error ? `${r.target}: FAILED ${r.error}\n` : `${r.target}${r.name ? ` (${r.name})` : ''}: task ${r.task_id!.slice(0, 8)} ${r.status}\n`);
+  else
+    for (const r of results)
+      io.out(r.error ? `${r.target}: FAILED ${r.error}\n` : `${r.target}${r.name ? ` (${r.name})` : ''}: task ${r.task_id!.slice(0, 8)} ${r.status}\n`);
   if (results.some((r) => r.error)) throw new ExitRequest(5);
 }

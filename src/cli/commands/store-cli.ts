@@ -44,5 +44,8 @@ export function parsePositiveInt(value: string, what: string, max = Number.MAX_S
 /** `a,b` and repeated flags alike → `['a', 'b']`. */
 export function splitList(values: string[] | string | undefined): string[] {
   if (values === undefined) return [];
-  return (Array.isArray(values) ? values : [values]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v.length > 0);
+  return (Array.isArray(values) ? values : [values])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0);
 }

@@ -217,6 +217,7 @@ export async function purgeTasks(o: PurgeTasksOptions, io: CommandIo): Promise<v
 }
 
 /** Declarations only, one block per subcommand: long, but there is no logic in it. */
+// eslint-disable-next-line max-lines-per-function -- commander declarations, no logic
 export function registerTaskCommands(program: Command): void {
   const tasks = program
     .command('tasks')
@@ -237,7 +238,10 @@ export function registerTaskCommands(program: Command): void {
       .option('--milestone <name>', 'milestone the task belongs to')
       .option('--ref <external>', 'external reference (issue URL, ticket id)')
       .option('--json', 'print the created task as JSON'),
-    ['synapse tasks create "Add login form" -d "email + password" --priority 4 --component web', 'synapse tasks create "Ship it" --blocked-by 1a2b3c4d 5e6f --milestone v1'],
+    [
+      'synapse tasks create "Add login form" -d "email + password" --priority 4 --component web',
+      'synapse tasks create "Ship it" --blocked-by 1a2b3c4d 5e6f --milestone v1',
+    ],
   ).action((subject: string, o: CreateTaskOptions) => createTask(subject, o, processIo()));
 
   examples(
@@ -252,16 +256,30 @@ export function registerTaskCommands(program: Command): void {
       .addOption(new Option('--group-by <field>', 'section the list by a field').choices(['group_id', 'component', 'milestone', 'status']))
       .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
       .option('--json', 'same as --format json'),
-    ['synapse tasks list', 'synapse tasks list --status pending,in_progress --assignee alice', 'synapse tasks list --group-by group_id --verbose', 'synapse tasks list --format json'],
+    [
+      'synapse tasks list',
+      'synapse tasks list --status pending,in_progress --assignee alice',
+      'synapse tasks list --group-by group_id --verbose',
+      'synapse tasks list --format json',
+    ],
   ).action((o: ListTasksOptions) => listTasks(o, processIo()));
 
   examples(
-    tasks.command('show').description('Show one task, what blocks it and what waits for it').argument('<id>', 'task id or unique prefix').option('--json', 'print as JSON'),
+    tasks
+      .command('show')
+      .description('Show one task, what blocks it and what waits for it')
+      .argument('<id>', 'task id or unique prefix')
+      .option('--json', 'print as JSON'),
     ['synapse tasks show 1a2b3c4d'],
   ).action((id: string, o: { json?: boolean }) => showTask(id, o, processIo()));
 
   examples(
-    tasks.command('assign').description('Assign a task to an agent (a registered name becomes its agent id)').argument('<id>').argument('<agent>').option('--json', 'print as JSON'),
+    tasks
+      .command('assign')
+      .description('Assign a task to an agent (a registered name becomes its agent id)')
+      .argument('<id>')
+      .argument('<agent>')
+      .option('--json', 'print as JSON'),
     ['synapse tasks assign 1a2b alice'],
   ).action((id: string, agent: string, o: { json?: boolean }) => assignTask(id, agent, o, processIo()));
 
@@ -280,7 +298,12 @@ export function registerTaskCommands(program: Command): void {
   ]).action((id: string, o: { json?: boolean }) => completeTask(id, o, processIo()));
 
   examples(
-    tasks.command('fail').description('Mark a task failed, with the reason').argument('<id>').requiredOption('--reason <text>', 'why it failed').option('--json', 'print as JSON'),
+    tasks
+      .command('fail')
+      .description('Mark a task failed, with the reason')
+      .argument('<id>')
+      .requiredOption('--reason <text>', 'why it failed')
+      .option('--json', 'print as JSON'),
     ['synapse tasks fail 1a2b --reason "upstream API is down"'],
   ).action((id: string, o: { reason: string; json?: boolean }) => failTask(id, o, processIo()));
 

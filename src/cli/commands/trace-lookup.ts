@@ -51,7 +51,10 @@ async function findLive(env: Env, id: string, agent: string | undefined): Promis
   );
   const hits = found.filter((e): e is HistoryEntry => e !== null);
   if (hits.length > 1) {
-    throw new SynapseError('ambiguous_task', `'${id}' matches tasks on several running agents; add --agent:\n${hits.map((h) => `  ${h.task_id}  ${h.agent_name ?? h.agent_id}`).join('\n')}`);
+    throw new SynapseError(
+      'ambiguous_task',
+      `'${id}' matches tasks on several running agents; add --agent:\n${hits.map((h) => `  ${h.task_id}  ${h.agent_name ?? h.agent_id}`).join('\n')}`,
+    );
   }
   return hits[0] ?? null;
 }
@@ -100,7 +103,10 @@ export async function gatherTrace(id: string, opts: { env: Env; projectDir: stri
     source = 'live';
   }
   if (!entry) {
-    throw notFound ?? new SynapseError('task_not_found', `no task '${id}' in the history (${history ? 'none matches' : 'nothing recorded yet'}) or on a running agent`);
+    throw (
+      notFound ??
+      new SynapseError('task_not_found', `no task '${id}' in the history (${history ? 'none matches' : 'nothing recorded yet'}) or on a running agent`)
+    );
   }
   const file_changes = fileChanges(opts.env, [opts.projectDir, entry.working_dir ?? ''], entry.task_id, warnings);
   return { source, entry, file_changes, related, warnings };

@@ -31,15 +31,22 @@ function parseEnvelope(body: unknown): { ok: true; request: Record<string, unkno
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    return { ok: false, reply: rpcError(null, A2A_ERROR_CODE.PARSE_ERROR, `Parse error: ${text.trim() === '' ? 'the request body is empty' : (err as Error).message}`) };
+    return {
+      ok: false,
+      reply: rpcError(null, A2A_ERROR_CODE.PARSE_ERROR, `Parse error: ${text.trim() === '' ? 'the request body is empty' : (err as Error).message}`),
+    };
   }
-  if (Array.isArray(parsed)) return { ok: false, reply: rpcError(null, A2A_ERROR_CODE.INVALID_REQUEST, 'Invalid Request: batch requests are not supported; send one JSON-RPC object') };
-  if (parsed === null || typeof parsed !== 'object') return { ok: false, reply: rpcError(null, A2A_ERROR_CODE.INVALID_REQUEST, 'Invalid Request: the body must be a JSON-RPC request object') };
+  if (Array.isArray(parsed))
+    return { ok: false, reply: rpcError(null, A2A_ERROR_CODE.INVALID_REQUEST, 'Invalid Request: batch requests are not supported; send one JSON-RPC object') };
+  if (parsed === null || typeof parsed !== 'object')
+    return { ok: false, reply: rpcError(null, A2A_ERROR_CODE.INVALID_REQUEST, 'Invalid Request: the body must be a JSON-RPC request object') };
   const req = parsed as Record<string, unknown>;
   const id = 'id' in req && validId(req.id) ? req.id : null;
-  if ('id' in req && !validId(req.id)) return { ok: false, reply: rpcError(null, A2A_ERROR_CODE.INVALID_REQUEST, 'Invalid Request: id must be a string, an integer or null') };
+  if ('id' in req && !validId(req.id))
+    return { ok: false, reply: rpcError(null, A2A_ERROR_CODE.INVALID_REQUEST, 'Invalid Request: id must be a string, an integer or null') };
   if (req.jsonrpc !== '2.0') return { ok: false, reply: rpcError(id, A2A_ERROR_CODE.INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"') };
-  if (typeof req.method !== 'string' || req.method === '') return { ok: false, reply: rpcError(id, A2A_ERROR_CODE.INVALID_REQUEST, 'Invalid Request: method must be a non-empty string') };
+  if (typeof req.method !== 'string' || req.method === '')
+    return { ok: false, reply: rpcError(id, A2A_ERROR_CODE.INVALID_REQUEST, 'Invalid Request: method must be a non-empty string') };
   return { ok: true, request: req };
 }
 
@@ -53,12 +60,16 @@ type Dialect = 'v1' | 'v03';
 function pickDialect(path: 'main' | 'v03', version: string | null, method: string): Dialect | Error {
   if (path === 'v03') {
     if (version === null || version === '0.3') return 'v03';
-    return new VersionNotSupportedError(`${A2A_PATHS.jsonrpcV03} speaks A2A 0.3 only (got A2A-Version ${version}); use ${A2A_PATHS.jsonrpc} with A2A-Version: 1.0`);
+    return new VersionNotSupportedError(
+      `${A2A_PATHS.jsonrpcV03} speaks A2A 0.3 only (got A2A-Version ${version}); use ${A2A_PATHS.jsonrpc} with A2A-Version: 1.0`,
+    );
   }
   if (version === '1.0') return 'v1';
   if (version === '0.3') return 'v03';
   if (version === null) {
-    return isV1JsonRpcMethod(method) ? new VersionNotSupportedError(`${method} is an A2A 1.0 method: send the header A2A-Version: 1.0 (without it the request is read as A2A 0.3)`) : 'v03';
+    return isV1JsonRpcMethod(method)
+      ? new VersionNotSupportedError(`${method} is an A2A 1.0 method: send the header A2A-Version: 1.0 (without it the request is read as A2A 0.3)`)
+      : 'v03';
   }
   return new VersionNotSupportedError(`A2A-Version ${version} is not supported; supported versions: 1.0, 0.3`);
 }
@@ -66,7 +77,12 @@ function pickDialect(path: 'main' | 'v03', version: string | null, method: strin
 function context(req: FastifyRequest, dialect: Dialect): ServerCallContext {
   // v0.3 spelled the extensions header with an X- prefix; accept both there.
   const ext = dialect === 'v03' ? (header(req, 'x-a2a-extensions') ?? header(req, 'a2a-extensions')) : header(req, 'a2a-extensions');
-  return defaultServerCallContextBuilder({ extensions: Extensions.parseServiceParameter(ext), user: undefined, headers: req.headers, requestedVersion: dialect === 'v1' ? '1.0' : '0.3' });
+  return defaultServerCallContextBuilder({
+    extensions: Extensions.parseServiceParameter(ext),
+    user: undefined,
+    headers: req.headers,
+    requestedVersion: dialect === 'v1' ? '1.0' : '0.3',
+  });
 }
 
 /** One JSON-RPC 2.0 request on the main endpoint (A2A 1.0, or 0.3 by header) or the 0.3 one. */
@@ -77,7 +93,8 @@ export async function handleJsonRpc(service: A2aService, path: 'main' | 'v03', r
   const id = (rpc.id ?? null) as RpcId;
   const dialect = pickDialect(path, requestedVersion(req), rpc.method as string);
   if (dialect instanceof Error) return reply.status(200).send({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(dialect) });
-  const mapError = (err: unknown) => (dialect === 'v03' ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err));
+  const mapError = (err: unknown) =>
+    dialect === 'v03' ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err);
   const ctx = context(req, dialect);
   const out = await (dialect === 'v1' ? service.jsonrpc : service.legacyJsonrpc).handle(rpc, ctx);
   const extHeader = dialect === 'v03' ? 'x-a2a-extensions' : 'a2a-extensions';
@@ -88,7 +105,11 @@ export async function handleJsonRpc(service: A2aService, path: 'main' | 'v03', r
       reply,
       events,
       (e) => e,
-      (err) => reply.status(200).headers(activated).send({ jsonrpc: '2.0', id, error: mapError(err) }),
+      (err) =>
+        reply
+          .status(200)
+          .headers(activated)
+          .send({ jsonrpc: '2.0', id, error: mapError(err) }),
       (err) => ({ jsonrpc: '2.0', id, error: mapError(err) }),
       activated,
     );

@@ -1,6 +1,25 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { A2A_CONTENT_TYPE, AgentCard, ListTaskPushNotificationConfigsResponse, ListTasksResponse, SendMessageRequest, SendMessageResponse, StreamResponse, Task, TaskPushNotificationConfig, taskStateFromJSON } from '@a2a-js/sdk';
-import { A2AError, ContentTypeNotSupportedError, RequestMalformedError, restStatusFor, toRestErrorBody, UnsupportedOperationError, VersionNotSupportedError } from '@a2a-js/sdk/errors';
+import {
+  A2A_CONTENT_TYPE,
+  AgentCard,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksResponse,
+  SendMessageRequest,
+  SendMessageResponse,
+  StreamResponse,
+  Task,
+  TaskPushNotificationConfig,
+  taskStateFromJSON,
+} from '@a2a-js/sdk';
+import {
+  A2AError,
+  ContentTypeNotSupportedError,
+  RequestMalformedError,
+  restStatusFor,
+  toRestErrorBody,
+  UnsupportedOperationError,
+  VersionNotSupportedError,
+} from '@a2a-js/sdk/errors';
 import { defaultServerCallContextBuilder, type ServerCallContext } from '@a2a-js/sdk/server';
 import { Extensions } from '@a2a-js/sdk';
 import { A2A_PATHS } from '../../a2a/sdk/card.js';
@@ -26,10 +45,17 @@ function context(req: FastifyRequest): ServerCallContext {
   const version = requestedVersion(req);
   if (version !== '1.0') {
     throw new VersionNotSupportedError(
-      version === null ? 'send the header A2A-Version: 1.0 (without it the request is read as A2A 0.3, which this binding does not speak)' : `A2A-Version ${version} is not supported here; supported: 1.0`,
+      version === null
+        ? 'send the header A2A-Version: 1.0 (without it the request is read as A2A 0.3, which this binding does not speak)'
+        : `A2A-Version ${version} is not supported here; supported: 1.0`,
     );
   }
-  return defaultServerCallContextBuilder({ extensions: Extensions.parseServiceParameter(header(req, 'a2a-extensions')), user: undefined, headers: req.headers, requestedVersion: '1.0' });
+  return defaultServerCallContextBuilder({
+    extensions: Extensions.parseServiceParameter(header(req, 'a2a-extensions')),
+    user: undefined,
+    headers: req.headers,
+    requestedVersion: '1.0',
+  });
 }
 
 /** The JSON body: empty means `{}`; JSON and a2a+json are the accepted content types. */
@@ -37,7 +63,8 @@ function body(req: FastifyRequest): Record<string, unknown> {
   const type = (header(req, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const text = typeof req.body === 'string' ? req.body : '';
   if (text.trim() === '') return {};
-  if (type !== '' && type !== 'application/json' && type !== A2A_CONTENT_TYPE) throw new ContentTypeNotSupportedError(`Content-Type ${type} is not supported; send application/json`);
+  if (type !== '' && type !== 'application/json' && type !== A2A_CONTENT_TYPE)
+    throw new ContentTypeNotSupportedError(`Content-Type ${type} is not supported; send application/json`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -51,7 +78,8 @@ function body(req: FastifyRequest): Record<string, unknown> {
 function intParam(value: unknown, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (value === undefined || value === '') return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw new RequestMalformedError(`${name} must be an integer from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new RequestMalformedError(`${name} must be an integer from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}`);
   return n;
 }
 
@@ -116,7 +144,16 @@ export function restHandlers(service: A2aService): Record<RestOp, Handler> {
       const pageSize = intParam(q.pageSize, 'pageSize', 1, 100);
       const historyLength = intParam(q.historyLength, 'historyLength', 0);
       const result = await h.listTasks(
-        { tenant: '', contextId: q.contextId ?? '', status, pageToken: q.pageToken ?? '', statusTimestampAfter: q.statusTimestampAfter || undefined, includeArtifacts: q.includeArtifacts === 'true', ...(pageSize !== undefined ? { pageSize } : {}), ...(historyLength !== undefined ? { historyLength } : {}) },
+        {
+          tenant: '',
+          contextId: q.contextId ?? '',
+          status,
+          pageToken: q.pageToken ?? '',
+          statusTimestampAfter: q.statusTimestampAfter || undefined,
+          includeArtifacts: q.includeArtifacts === 'true',
+          ...(pageSize !== undefined ? { pageSize } : {}),
+          ...(historyLength !== undefined ? { historyLength } : {}),
+        },
         ctx,
       );
       return json(reply, 200, ListTasksResponse.toJSON(result));

@@ -47,7 +47,12 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, opts) 
   let closed = false;
   const load = (): Promise<A2aHandlers> =>
     (loading ??= import('./a2a-handlers.js').then(({ createA2aHandlers }) => {
-      const handlers = createA2aHandlers({ api: opts.api, card: opts.card, log: opts.log ?? (() => undefined), ...(opts.pushBackoffMs ? { pushBackoffMs: opts.pushBackoffMs } : {}) });
+      const handlers = createA2aHandlers({
+        api: opts.api,
+        card: opts.card,
+        log: opts.log ?? (() => undefined),
+        ...(opts.pushBackoffMs ? { pushBackoffMs: opts.pushBackoffMs } : {}),
+      });
       opts.onService?.(handlers.service);
       if (opts.grpcPort && !closed) void handlers.service.startGrpc(opts.grpcHost ?? '127.0.0.1', opts.grpcPort);
       return handlers;

@@ -10,14 +10,23 @@ const DiscoverBody = {
   type: 'object',
   required: ['url'],
   additionalProperties: false,
-  properties: { url: { type: 'string', minLength: 1, maxLength: 2048 }, alias: { type: 'string', minLength: 1, maxLength: 63 }, headers: headersSchema, save: { type: 'boolean' } },
+  properties: {
+    url: { type: 'string', minLength: 1, maxLength: 2048 },
+    alias: { type: 'string', minLength: 1, maxLength: 63 },
+    headers: headersSchema,
+    save: { type: 'boolean' },
+  },
 } as const;
 const AliasParams = { type: 'object', required: ['alias'], properties: { alias: { type: 'string', minLength: 1, maxLength: 63 } } } as const;
 const SendBody = {
   type: 'object',
   required: ['message'],
   additionalProperties: false,
-  properties: { message: { type: 'string', minLength: 1, maxLength: 1_000_000 }, wait: { type: 'boolean' }, timeout: { type: 'number', exclusiveMinimum: 0, maximum: 3600 } },
+  properties: {
+    message: { type: 'string', minLength: 1, maxLength: 1_000_000 },
+    wait: { type: 'boolean' },
+    timeout: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
+  },
 } as const;
 
 interface DiscoverInput {
@@ -54,16 +63,23 @@ export const externalRoutes: FastifyPluginAsync<{ env: Env }> = async (app, { en
 
   app.get('/external/agents', async () => ({ agents: store.list().map((a) => publicView(a, false)) }));
 
-  app.get('/external/agents/:alias', { schema: { params: AliasParams } }, async (req) => ({ agent: publicView(store.get((req.params as { alias: string }).alias), true) }));
+  app.get('/external/agents/:alias', { schema: { params: AliasParams } }, async (req) => ({
+    agent: publicView(store.get((req.params as { alias: string }).alias), true),
+  }));
 
-  app.delete('/external/agents/:alias', { schema: { params: AliasParams } }, async (req) => ({ agent: publicView(store.remove((req.params as { alias: string }).alias), false) }));
+  app.delete('/external/agents/:alias', { schema: { params: AliasParams } }, async (req) => ({
+    agent: publicView(store.remove((req.params as { alias: string }).alias), false),
+  }));
 
   app.post('/external/agents/:alias/send', { schema: { params: AliasParams, body: SendBody } }, async (req) => {
     const body = req.body as { message: string; wait?: boolean; timeout?: number };
     const agent = store.get((req.params as { alias: string }).alias);
     const { sendExternal } = await client();
     if (body.timeout !== undefined && !body.wait) throw new SynapseError('invalid_input', 'timeout only applies with wait: true');
-    const result = await sendExternal(agent, body.message, { mode: body.wait ? 'wait' : 'return', ...(body.wait ? { timeoutMs: (body.timeout ?? 300) * 1000 } : {}) });
+    const result = await sendExternal(agent, body.message, {
+      mode: body.wait ? 'wait' : 'return',
+      ...(body.wait ? { timeoutMs: (body.timeout ?? 300) * 1000 } : {}),
+    });
     return { result };
   });
 };

@@ -38,7 +38,11 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async 
     const stream = openStream(reply.raw);
     if (!api.events.hasJournal(task.id)) {
       // A task from before a restart: what we know is its current state.
-      stream.send({ id: 1, event: 'status', data: { task_id: task.id, state: task.status.state, timestamp: task.status.timestamp, message: task.status.message ?? null, receipt: task.receipt } });
+      stream.send({
+        id: 1,
+        event: 'status',
+        data: { task_id: task.id, state: task.status.state, timestamp: task.status.timestamp, message: task.status.message ?? null, receipt: task.receipt },
+      });
       if (TERMINAL_STATES.has(task.status.state)) {
         stream.send({ id: 2, event: 'done', data: { task } });
         stream.close();

@@ -14,7 +14,13 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async (a
     // Until start-up is done only urgent messages and answers get through; others retry.
     const passes = priority >= 5 || typeof metadata.in_reply_to === 'string';
     if (!passes && !api.readyForMessages()) return null;
-    return api.submit({ message: body.message, metadata, priority, ...(body.context_id ? { contextId: body.context_id } : {}), ...(body.task_id ? { id: body.task_id } : {}) });
+    return api.submit({
+      message: body.message,
+      metadata,
+      priority,
+      ...(body.context_id ? { contextId: body.context_id } : {}),
+      ...(body.task_id ? { id: body.task_id } : {}),
+    });
   };
 
   const notReady = { error: { code: 'agent_not_ready', message: 'the agent is still starting; retry after the Retry-After delay' } };

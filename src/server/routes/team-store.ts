@@ -19,7 +19,10 @@ export interface TeamStoreRouteOptions {
 
 function statuses(value: string | string[] | undefined): ReturnType<typeof parseTaskStatus>[] {
   const list = (Array.isArray(value) ? value : value === undefined ? [] : [value]).flatMap((v) => v.split(','));
-  return list.map((s) => s.trim()).filter((s) => s.length > 0).map(parseTaskStatus);
+  return list
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)
+    .map(parseTaskStatus);
 }
 
 /**
@@ -39,8 +42,15 @@ async function emptyBodyIsObject(req: { body: unknown }): Promise<void> {
 }
 
 const boardRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (app, opts) => {
-  const { CreateBodySchema: CreateBody, BoardQuerySchema: BoardQuery, IdParamsSchema: IdParams, AgentBodySchema: AgentBody, FailBodySchema: FailBody, PurgeBodySchema: PurgeBody, EmptyBodySchema } =
-    await loadSchemas('team-store-schemas');
+  const {
+    CreateBodySchema: CreateBody,
+    BoardQuerySchema: BoardQuery,
+    IdParamsSchema: IdParams,
+    AgentBodySchema: AgentBody,
+    FailBodySchema: FailBody,
+    PurgeBodySchema: PurgeBody,
+    EmptyBodySchema,
+  } = await loadSchemas('team-store-schemas');
   let board: TaskBoard | null = null;
   const tasks = () => (board ??= TaskBoard.forProject(opts.workingDir));
   app.addHook('onClose', async () => board?.close());
@@ -50,7 +60,14 @@ const boardRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (app
     const names = agentNameMap(opts.env);
     let assignee: string[] | undefined;
     if (q.assignee) assignee = [q.assignee, ...[...names].filter(([, n]) => n === q.assignee).map(([id]) => id)];
-    const list = tasks().list({ status: statuses(q.status), assignee, group_id: q.group_id, component: q.component, milestone: q.milestone, plan_id: q.plan_id });
+    const list = tasks().list({
+      status: statuses(q.status),
+      assignee,
+      group_id: q.group_id,
+      component: q.component,
+      milestone: q.milestone,
+      plan_id: q.plan_id,
+    });
     if (q.format === 'table') {
       return reply.type('text/plain; charset=utf-8').send(`${renderBoard(list, names, { groupBy: q.group_by, verbose: q.verbose })}\n`);
     }
@@ -104,7 +121,12 @@ const boardRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (app
 };
 
 const memoryRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (app, opts) => {
-  const { MemoryQuerySchema: MemoryQuery, SearchQuerySchema: SearchQuery, KeyParamsSchema: KeyParams, SaveBodySchema: SaveBody } = await loadSchemas('team-store-schemas');
+  const {
+    MemoryQuerySchema: MemoryQuery,
+    SearchQuerySchema: SearchQuery,
+    KeyParamsSchema: KeyParams,
+    SaveBodySchema: SaveBody,
+  } = await loadSchemas('team-store-schemas');
   let memory: SharedMemory | null = null;
   const notes = () => {
     if (!sharedMemoryEnabled(opts.env)) throw new SynapseError('not_found', 'shared memory is disabled on this agent (SYNAPSE_SHARED_MEMORY_ENABLED is off)');

@@ -18,7 +18,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: WebhookStore }> =
   const refuseUnknownFields = async (req: { body: unknown }) => {
     if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) return;
     const unknown = Object.keys(req.body).filter((k) => !BODY_FIELDS.has(k));
-    if (unknown.length > 0) throw new SynapseError('invalid_input', `unknown field(s) ${unknown.map((k) => `"${k}"`).join(', ')}; a webhook takes url, events and secret`);
+    if (unknown.length > 0)
+      throw new SynapseError('invalid_input', `unknown field(s) ${unknown.map((k) => `"${k}"`).join(', ')}; a webhook takes url, events and secret`);
   };
 
   app.post('/webhooks', { schema: { body: WebhookBodySchema }, preValidation: refuseUnknownFields }, async (req, reply) => {

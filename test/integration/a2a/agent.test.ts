@@ -17,7 +17,11 @@ const RANK: Record<string, number> = { [TaskState.TASK_STATE_SUBMITTED]: 1, [Tas
 /** gRPC starts right after the HTTP server; the card lists it once it listens. */
 async function agentWithGrpc(): Promise<AgentHandle> {
   const a = await startHeadless('echo', { env: t.env });
-  await waitFor(async () => (await getJson(`${a.endpoint}/.well-known/agent-card.json`)).body.supportedInterfaces.some((i: any) => i.protocolBinding === 'GRPC'), 5000, 'gRPC in the card');
+  await waitFor(
+    async () => (await getJson(`${a.endpoint}/.well-known/agent-card.json`)).body.supportedInterfaces.some((i: any) => i.protocolBinding === 'GRPC'),
+    5000,
+    'gRPC in the card',
+  );
   return a;
 }
 
@@ -41,10 +45,14 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON', 'GRPC'])('an echo agent over %s'
     // Non-blocking send, then get with history length.
     const later = asTask(await client.sendMessage(sendRequest('non blocking', { returnImmediately: true })));
     expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(later.status?.state);
-    const finished = await waitFor(async () => {
-      const x = await client.getTask({ tenant: '', id: later.id });
-      return x.status?.state === TaskState.TASK_STATE_COMPLETED ? x : null;
-    }, 10_000, 'the non-blocking task');
+    const finished = await waitFor(
+      async () => {
+        const x = await client.getTask({ tenant: '', id: later.id });
+        return x.status?.state === TaskState.TASK_STATE_COMPLETED ? x : null;
+      },
+      10_000,
+      'the non-blocking task',
+    );
     expect(finished.history).toHaveLength(1);
     expect((await client.getTask({ tenant: '', id: later.id, historyLength: 0 })).history).toHaveLength(0);
 
@@ -53,11 +61,22 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON', 'GRPC'])('an echo agent over %s'
     const kinds = eventKinds(events).filter((k) => !k.endsWith(':output'));
     expect(kinds[0]).toMatch(/^task:/);
     expect(kinds.slice(-2)).toEqual(['artifact', `status:${TaskState.TASK_STATE_COMPLETED}`]);
-    const ranks = events.map((e) => (e.payload?.$case === 'task' ? e.payload.value.status?.state : e.payload?.$case === 'statusUpdate' ? e.payload.value.status?.state : undefined)).filter((s) => s !== undefined).map((s) => RANK[s]!);
+    const ranks = events
+      .map((e) =>
+        e.payload?.$case === 'task' ? e.payload.value.status?.state : e.payload?.$case === 'statusUpdate' ? e.payload.value.status?.state : undefined,
+      )
+      .filter((s) => s !== undefined)
+      .map((s) => RANK[s]!);
     expect(ranks).toEqual([...ranks].sort((x, y) => x - y));
 
     // Resubscribe to a task sent through Synapse's own route.
-    const viaSynapse = (await fetch(`${a.endpoint}/tasks/send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: { role: 'user', parts: [{ type: 'text', text: 'think [[wait: 1]]' }] }, metadata: { response_mode: 'wait' } }) }).then((r) => r.json() as Promise<any>)).task;
+    const viaSynapse = (
+      await fetch(`${a.endpoint}/tasks/send`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: { role: 'user', parts: [{ type: 'text', text: 'think [[wait: 1]]' }] }, metadata: { response_mode: 'wait' } }),
+      }).then((r) => r.json() as Promise<any>)
+    ).task;
     const resub = eventKinds(await collect(client.resubscribeTask({ tenant: '', id: viaSynapse.id }))).filter((k) => !k.endsWith(':output'));
     expect(resub[0]).toMatch(/^task:/);
     expect(resub.at(-1)).toBe(`status:${TaskState.TASK_STATE_COMPLETED}`);
@@ -76,17 +95,32 @@ describe('push notifications on a real agent', () => {
     const receiver = await pushReceiver();
     closers.push(() => receiver.close());
     const client = await sdkClient(a.endpoint, 'JSONRPC');
-    const sent = asTask(await client.sendMessage(sendRequest('notify me [[wait: 1]]', { returnImmediately: true, push: { url: receiver.url, token: 'secret-token' } })));
+    const sent = asTask(
+      await client.sendMessage(sendRequest('notify me [[wait: 1]]', { returnImmediately: true, push: { url: receiver.url, token: 'secret-token' } })),
+    );
     const configs = await client.listTaskPushNotificationConfig({ tenant: '', taskId: sent.id, pageSize: 0, pageToken: '' });
     expect(configs.configs).toHaveLength(1);
-    const extra = await client.createTaskPushNotificationConfig({ tenant: '', id: 'second', taskId: sent.id, url: `${receiver.url}?n=2`, token: '', authentication: { scheme: 'Bearer', credentials: 'abc' } });
+    const extra = await client.createTaskPushNotificationConfig({
+      tenant: '',
+      id: 'second',
+      taskId: sent.id,
+      url: `${receiver.url}?n=2`,
+      token: '',
+      authentication: { scheme: 'Bearer', credentials: 'abc' },
+    });
     expect((await client.getTaskPushNotificationConfig({ tenant: '', taskId: sent.id, id: extra.id })).url).toBe(`${receiver.url}?n=2`);
-    await waitFor(() => receiver.received.filter((r) => r.body.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED').length === 2, 10_000, 'both receivers told of completion');
+    await waitFor(
+      () => receiver.received.filter((r) => r.body.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED').length === 2,
+      10_000,
+      'both receivers told of completion',
+    );
     expect(receiver.received.some((r) => r.headers.authorization === 'Bearer abc')).toBe(true);
     expect(receiver.received.some((r) => r.headers['x-a2a-notification-token'] === 'secret-token')).toBe(true);
     expect(receiver.received.find((r) => r.body.artifactUpdate)?.body.artifactUpdate.taskId).toBe(sent.id);
     await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: sent.id, id: extra.id });
-    expect((await client.listTaskPushNotificationConfig({ tenant: '', taskId: sent.id, pageSize: 0, pageToken: '' })).configs.map((c) => c.id)).toEqual([configs.configs[0]!.id]);
+    expect((await client.listTaskPushNotificationConfig({ tenant: '', taskId: sent.id, pageSize: 0, pageToken: '' })).configs.map((c) => c.id)).toEqual([
+      configs.configs[0]!.id,
+    ]);
   });
 });
 
@@ -94,7 +128,16 @@ describe('JSON-RPC on a real agent', () => {
   it('answers a v0.3 client and every malformed request with its own error code', async () => {
     const a = await startHeadless('echo', { env: t.env });
     const url = `${a.endpoint}/a2a/jsonrpc`;
-    const old = await rawRpc(`${a.endpoint}/a2a/v0.3/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 'x', method: 'message/send', params: { message: { kind: 'message', messageId: 'legacy-1', role: 'user', parts: [{ kind: 'text', text: 'from 2025' }] } } }), {});
+    const old = await rawRpc(
+      `${a.endpoint}/a2a/v0.3/jsonrpc`,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'x',
+        method: 'message/send',
+        params: { message: { kind: 'message', messageId: 'legacy-1', role: 'user', parts: [{ kind: 'text', text: 'from 2025' }] } },
+      }),
+      {},
+    );
     expect(old.body.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
     expect((await getJson(`${a.endpoint}/tasks/${old.body.result.id}`)).body.task.status.state).toBe('completed');
 

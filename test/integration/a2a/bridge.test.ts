@@ -70,10 +70,14 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON', 'GRPC'])('one task, two views ov
     const client = await sdkClient(base, binding);
     const first = asTask(await client.sendMessage(sendRequest('later', { returnImmediately: true })));
     expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(first.status?.state);
-    const done = await waitFor(async () => {
-      const t = await client.getTask({ tenant: '', id: first.id });
-      return t.status?.state === TaskState.TASK_STATE_COMPLETED ? t : null;
-    }, 5000, 'completion');
+    const done = await waitFor(
+      async () => {
+        const t = await client.getTask({ tenant: '', id: first.id });
+        return t.status?.state === TaskState.TASK_STATE_COMPLETED ? t : null;
+      },
+      5000,
+      'completion',
+    );
     expect(done.history).toHaveLength(1);
     expect((await client.getTask({ tenant: '', id: first.id, historyLength: 0 })).history).toHaveLength(0);
   });
@@ -83,7 +87,12 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON', 'GRPC'])('one task, two views ov
     const client = await sdkClient(base, binding);
     const events = await collect(client.sendMessageStream(sendRequest('stream me')));
     const kinds = eventKinds(events).filter((k) => !k.endsWith(':output'));
-    expect(kinds).toEqual([`task:${TaskState.TASK_STATE_SUBMITTED}`, `status:${TaskState.TASK_STATE_WORKING}`, 'artifact', `status:${TaskState.TASK_STATE_COMPLETED}`]);
+    expect(kinds).toEqual([
+      `task:${TaskState.TASK_STATE_SUBMITTED}`,
+      `status:${TaskState.TASK_STATE_WORKING}`,
+      'artifact',
+      `status:${TaskState.TASK_STATE_COMPLETED}`,
+    ]);
   });
 
   it('cancels a working task; both views say canceled', async () => {
@@ -98,7 +107,10 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON', 'GRPC'])('one task, two views ov
   it('resubscribes to a task that came in through the runtime (as /tasks/send does)', async () => {
     const { rt, base } = await setup({ grpc });
     const client = await sdkClient(base, binding);
-    const ours = rt.api.submit({ message: { role: 'user', parts: [{ type: 'text', text: 'from synapse [[wait: 0.3]]' }] }, metadata: { response_mode: 'wait' } });
+    const ours = rt.api.submit({
+      message: { role: 'user', parts: [{ type: 'text', text: 'from synapse [[wait: 0.3]]' }] },
+      metadata: { response_mode: 'wait' },
+    });
     const events = await collect(client.resubscribeTask({ tenant: '', id: ours.id }));
     const kinds = eventKinds(events).filter((k) => !k.endsWith(':output'));
     expect(kinds[0]).toBe(`task:${TaskState.TASK_STATE_SUBMITTED}`);
@@ -122,7 +134,12 @@ describe('input-required', () => {
     expect(asked.metadata?.synapse?.permission?.choices).toHaveLength(2);
     await expect(client.sendMessage(sendRequest('maybe', { message: { taskId: asked.id } }))).rejects.toThrow(/not one of the choices/);
     const events = await collect(client.sendMessageStream(sendRequest('yes', { message: { taskId: asked.id } })));
-    expect(eventKinds(events).filter((k) => !k.endsWith(':output'))).toEqual([`task:${TaskState.TASK_STATE_INPUT_REQUIRED}`, `status:${TaskState.TASK_STATE_WORKING}`, 'artifact', `status:${TaskState.TASK_STATE_COMPLETED}`]);
+    expect(eventKinds(events).filter((k) => !k.endsWith(':output'))).toEqual([
+      `task:${TaskState.TASK_STATE_INPUT_REQUIRED}`,
+      `status:${TaskState.TASK_STATE_WORKING}`,
+      'artifact',
+      `status:${TaskState.TASK_STATE_COMPLETED}`,
+    ]);
     expect(rt.api.getTask(asked.id).artifacts[0]!.parts[0]).toEqual({ type: 'text', text: 'ECHO: ran after Yes' });
   });
 });
@@ -131,14 +148,29 @@ describe('start-up gate', () => {
   it('refuses messages until the agent is ready: JSON-RPC error, REST 503 with Retry-After', async () => {
     const { rt, base } = await setup();
     rt.setReady(false);
-    const rpc = await rawRpc(`${base}/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } }));
+    const rpc = await rawRpc(
+      `${base}/a2a/jsonrpc`,
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } }),
+    );
     expect(rpc.body.error.code).toBe(-32603);
     expect(rpc.body.error.message).toMatch(/still starting/);
-    const rest = await fetch(`${base}/a2a/rest/v1/message:send`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } }) });
+    const rest = await fetch(`${base}/a2a/rest/v1/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } }),
+    });
     expect(rest.status).toBe(503);
     expect(rest.headers.get('retry-after')).toBe('5');
     // Priority 5 passes the gate, as on /tasks/send.
-    const urgent = await rawRpc(`${base}/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'SendMessage', params: { message: { messageId: 'u', role: 'ROLE_USER', parts: [{ text: 'now' }], metadata: { synapse: { priority: 5 } } } } }));
+    const urgent = await rawRpc(
+      `${base}/a2a/jsonrpc`,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'SendMessage',
+        params: { message: { messageId: 'u', role: 'ROLE_USER', parts: [{ text: 'now' }], metadata: { synapse: { priority: 5 } } } },
+      }),
+    );
     expect(urgent.body.result.task.metadata.synapse.priority).toBe(5);
   });
 });
@@ -150,10 +182,19 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('push notifications over %s', (
     closers.push(() => receiver.close());
     const client = await sdkClient(base, binding);
     const t = asTask(await client.sendMessage(sendRequest('push me [[wait: 0.5]]', { returnImmediately: true })));
-    const created = await client.createTaskPushNotificationConfig({ tenant: '', id: '', taskId: t.id, url: receiver.url, token: 'tok-1', authentication: undefined });
+    const created = await client.createTaskPushNotificationConfig({
+      tenant: '',
+      id: '',
+      taskId: t.id,
+      url: receiver.url,
+      token: 'tok-1',
+      authentication: undefined,
+    });
     expect(created.id).not.toBe('');
     expect((await client.getTaskPushNotificationConfig({ tenant: '', taskId: t.id, id: created.id })).url).toBe(receiver.url);
-    expect((await client.listTaskPushNotificationConfig({ tenant: '', taskId: t.id, pageSize: 0, pageToken: '' })).configs.map((c) => c.id)).toEqual([created.id]);
+    expect((await client.listTaskPushNotificationConfig({ tenant: '', taskId: t.id, pageSize: 0, pageToken: '' })).configs.map((c) => c.id)).toEqual([
+      created.id,
+    ]);
     await waitFor(() => receiver.received.some((r) => r.body.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED'), 5000, 'the completed push');
     const bodies = receiver.received.map((r) => Object.keys(r.body)[0]);
     expect(bodies.slice(-2)).toEqual(['artifactUpdate', 'statusUpdate']);
@@ -190,10 +231,13 @@ describe('JSON-RPC errors', () => {
     const { base } = await setup();
     const client = await sdkClient(base, 'JSONRPC');
     const done = asTask(await client.sendMessage(sendRequest('quick')));
-    const rpc = (method: string, params: unknown, headers?: Record<string, string>) => rawRpc(`${base}/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }), headers);
+    const rpc = (method: string, params: unknown, headers?: Record<string, string>) =>
+      rawRpc(`${base}/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }), headers);
     expect((await rpc('CancelTask', { id: done.id })).body.error.code).toBe(-32002);
     expect((await rpc('SubscribeToTask', { id: done.id })).body.error.code).toBe(-32004);
-    expect((await rpc('SendMessage', { message: { messageId: 'x', role: 'ROLE_USER', taskId: done.id, parts: [{ text: 'more' }] } })).body.error.code).toBe(-32004);
+    expect((await rpc('SendMessage', { message: { messageId: 'x', role: 'ROLE_USER', taskId: done.id, parts: [{ text: 'more' }] } })).body.error.code).toBe(
+      -32004,
+    );
     expect((await rpc('GetTask', { id: done.id }, { 'a2a-version': '2.0' })).body.error.code).toBe(-32009);
     // A 1.0 method without the header: the answer says which header to send.
     const bare = await rpc('GetTask', { id: done.id }, {});
@@ -206,7 +250,16 @@ describe('A2A 0.3 JSON-RPC', () => {
   it('message/send and tasks/get on the 0.3 endpoint and, without a version header, on the main one', async () => {
     const { rt, base } = await setup();
     for (const url of [`${base}/a2a/v0.3/jsonrpc`, `${base}/a2a/jsonrpc`]) {
-      const sent = await rawRpc(url, JSON.stringify({ jsonrpc: '2.0', id: 'a', method: 'message/send', params: { message: { kind: 'message', messageId: `m-${url.length}`, role: 'user', parts: [{ kind: 'text', text: 'old client' }] } } }), {});
+      const sent = await rawRpc(
+        url,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'a',
+          method: 'message/send',
+          params: { message: { kind: 'message', messageId: `m-${url.length}`, role: 'user', parts: [{ kind: 'text', text: 'old client' }] } },
+        }),
+        {},
+      );
       expect(sent.body.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
       expect(sent.body.result.artifacts[0].parts[0]).toEqual({ kind: 'text', text: 'ECHO: old client' });
       const got = await rawRpc(url, JSON.stringify({ jsonrpc: '2.0', id: 'b', method: 'tasks/get', params: { id: sent.body.result.id } }), {});
@@ -233,7 +286,11 @@ describe('HTTP+JSON details', () => {
     expect(((await bare.json()) as any).error.details[0].reason).toBe('VERSION_NOT_SUPPORTED');
     const missing = await fetch(`${base}/a2a/rest/v1/tasks/nope`, { headers: { 'a2a-version': '1.0' } });
     expect(missing.status).toBe(404);
-    const badJson = await fetch(`${base}/a2a/rest/v1/message:send`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: '{nope' });
+    const badJson = await fetch(`${base}/a2a/rest/v1/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: '{nope',
+    });
     expect(badJson.status).toBe(400);
     const list = await fetch(`${base}/a2a/rest/v1/tasks?pageSize=10`, { headers: { 'a2a-version': '1.0' } });
     expect(((await list.json()) as any).tasks.map((x: any) => x.id)).toContain(t.id);
@@ -242,13 +299,17 @@ describe('HTTP+JSON details', () => {
     expect(((await unknown.json()) as any).error.message).toMatch(/no A2A HTTP\+JSON resource/);
   });
 
-  it('answers a body over the limit in the binding\'s own shape', async () => {
+  it("answers a body over the limit in the binding's own shape", async () => {
     const { base } = await setup();
     const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x'.repeat(2 * 1024 * 1024) } });
     const rpc = await fetch(`${base}/a2a/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: big });
     expect(rpc.status).toBe(413);
     expect(((await rpc.json()) as any).error.code).toBe(-32600);
-    const rest = await fetch(`${base}/a2a/rest/v1/message:send`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: big });
+    const rest = await fetch(`${base}/a2a/rest/v1/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: big,
+    });
     expect(rest.status).toBe(413);
     expect(((await rest.json()) as any).error.code).toBe(413);
   });

@@ -21,7 +21,12 @@ describe('synapse external', () => {
     const b = await startHeadless('echo', { env: t.env });
     const added = await cli('add', b.endpoint, '--alias', 'peer', '--header', 'X-Team=blue', '--json');
     expect(added.code, added.stderr).toBe(0);
-    expect(JSON.parse(added.stdout)).toMatchObject({ alias: 'peer', protocol_version: '1.0', card_url: `${b.endpoint}/.well-known/agent-card.json`, header_names: ['X-Team'] });
+    expect(JSON.parse(added.stdout)).toMatchObject({
+      alias: 'peer',
+      protocol_version: '1.0',
+      card_url: `${b.endpoint}/.well-known/agent-card.json`,
+      header_names: ['X-Team'],
+    });
     const file = path.join(t.home, '.a2a', 'external', 'peer.json');
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
 

@@ -56,10 +56,12 @@ export function fakeRuntime(opts: { port: number; thinkMs?: number }): FakeRunti
             timers.delete(id);
             if (text.includes('[[ask]]')) tasks.transition(id, 'input-required', { message: 'which file?' });
             else if (text.includes('[[permit]]')) {
-              const choices = [{ key: '1', label: 'Yes' }, { key: '2', label: 'No, and tell the agent why' }];
+              const choices = [
+                { key: '1', label: 'Yes' },
+                { key: '2', label: 'No, and tell the agent why' },
+              ];
               tasks.transition(id, 'input-required', { message: 'Run ls?', metadata: { permission: { prompt: 'Run ls?', choices } } });
-            }
-            else tasks.transition(id, 'completed', { receipt: 'answered', artifact: textArtifact(`ECHO: ${text}`) });
+            } else tasks.transition(id, 'completed', { receipt: 'answered', artifact: textArtifact(`ECHO: ${text}`) });
           }, thinkMs),
         );
       }, ms),
@@ -137,7 +139,10 @@ export function fakeRuntime(opts: { port: number; thinkMs?: number }): FakeRunti
 }
 
 /** A Fastify app like the agent's (error handler, A2A plugin), listening on a free loopback port. */
-export async function a2aApp(rt: FakeRuntime, extra: { pushBackoffMs?: readonly number[]; grpcPort?: number } = {}): Promise<{ app: FastifyInstance; base: string; service: A2aService }> {
+export async function a2aApp(
+  rt: FakeRuntime,
+  extra: { pushBackoffMs?: readonly number[]; grpcPort?: number } = {},
+): Promise<{ app: FastifyInstance; base: string; service: A2aService }> {
   const app = Fastify({ logger: false, forceCloseConnections: true });
   installErrorHandler(app);
   let service!: A2aService;

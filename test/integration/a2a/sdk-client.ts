@@ -19,16 +19,31 @@ export async function sdkClient(base: string, binding: Binding): Promise<Client>
 }
 
 export function userMessage(text: string, extra: Partial<Message> = {}): Message {
-  return { messageId: randomUUID(), role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined }], contextId: '', taskId: '', metadata: undefined, extensions: [], referenceTaskIds: [], ...extra };
+  return {
+    messageId: randomUUID(),
+    role: Role.ROLE_USER,
+    parts: [{ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined }],
+    contextId: '',
+    taskId: '',
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+    ...extra,
+  };
 }
 
-export function sendRequest(text: string, opts: { returnImmediately?: boolean; historyLength?: number; message?: Partial<Message>; push?: { url: string; token?: string } } = {}): SendMessageRequest {
+export function sendRequest(
+  text: string,
+  opts: { returnImmediately?: boolean; historyLength?: number; message?: Partial<Message>; push?: { url: string; token?: string } } = {},
+): SendMessageRequest {
   return {
     tenant: '',
     message: userMessage(text, opts.message),
     configuration: {
       acceptedOutputModes: [],
-      taskPushNotificationConfig: opts.push ? { tenant: '', id: '', taskId: '', url: opts.push.url, token: opts.push.token ?? '', authentication: undefined } : undefined,
+      taskPushNotificationConfig: opts.push
+        ? { tenant: '', id: '', taskId: '', url: opts.push.url, token: opts.push.token ?? '', authentication: undefined }
+        : undefined,
       returnImmediately: opts.returnImmediately ?? false,
       ...(opts.historyLength !== undefined ? { historyLength: opts.historyLength } : {}),
     },

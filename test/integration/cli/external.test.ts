@@ -32,7 +32,10 @@ afterEach(async () => {
 const io = () => ({ env: t.env, cwd: t.home });
 const run = (command: (io: CommandIo) => Promise<void>) => runCommand(command, io());
 const json = <T = any>(command: (io: CommandIo) => Promise<void>) => runJson<T>(command, io());
-const send = (alias: string, text: string, flags: Partial<ExternalSendFlags> = {}) => (c: CommandIo) => sendToExternalAgent(alias, text, { timeout: '30', ...flags }, c);
+const send =
+  (alias: string, text: string, flags: Partial<ExternalSendFlags> = {}) =>
+  (c: CommandIo) =>
+    sendToExternalAgent(alias, text, { timeout: '30', ...flags }, c);
 
 async function server(version: '1.0' | '0.3'): Promise<string> {
   const plain = await plainSdkServer(version);
@@ -45,10 +48,18 @@ describe('synapse external', () => {
     const base = await server('1.0');
     expect((await run((c) => listExternalAgents({}, c))).stdout).toBe('no external agents; add one with `synapse external add <url>`\n');
     const added = await json((c) => addExternalAgent(base, { alias: 'peer', header: ['X-Team=blue'], json: true }, c));
-    expect(added).toMatchObject({ alias: 'peer', name: 'Plain Agent', protocol_version: '1.0', card_url: `${base}/.well-known/agent-card.json`, header_names: ['X-Team'] });
+    expect(added).toMatchObject({
+      alias: 'peer',
+      name: 'Plain Agent',
+      protocol_version: '1.0',
+      card_url: `${base}/.well-known/agent-card.json`,
+      header_names: ['X-Team'],
+    });
     expect(added.headers).toBeUndefined();
     expect(fs.statSync(path.join(t.home, '.a2a', 'external', 'peer.json')).mode & 0o777).toBe(0o600);
-    expect((await run((c) => addExternalAgent(base, {}, c))).stdout).toBe(`added plain-agent: Plain Agent (A2A 1.0) from ${base}/.well-known/agent-card.json\n`);
+    expect((await run((c) => addExternalAgent(base, {}, c))).stdout).toBe(
+      `added plain-agent: Plain Agent (A2A 1.0) from ${base}/.well-known/agent-card.json\n`,
+    );
 
     expect((await json((c) => listExternalAgents({ json: true }, c))).map((a: { alias: string }) => a.alias)).toEqual(['peer', 'plain-agent']);
     expect((await run((c) => listExternalAgents({}, c))).stdout).toMatch(/ALIAS\s+NAME\s+A2A\s+URL\s+DESCRIPTION\npeer\s+Plain Agent\s+1\.0/);
@@ -81,7 +92,11 @@ describe('synapse external', () => {
     const base = await server('0.3');
     const added = await json((c) => addExternalAgent(base, { json: true }, c));
     expect(added).toMatchObject({ alias: 'plain-legacy-agent', protocol_version: '0.3' });
-    expect(await json(send('plain-legacy-agent', 'hi plain', { wait: true, json: true }))).toMatchObject({ text: 'plain: hi plain', state: 'completed', via: 'JSONRPC 0.3' });
+    expect(await json(send('plain-legacy-agent', 'hi plain', { wait: true, json: true }))).toMatchObject({
+      text: 'plain: hi plain',
+      state: 'completed',
+      via: 'JSONRPC 0.3',
+    });
   });
 
   it('refuses bad input: a header without =, a timeout that is not positive, a URL with no card', async () => {

@@ -27,7 +27,11 @@ const children = ctx.children;
 
 type Lock = { path: string; agent_id: string; pid: number | null; intent: string | null };
 
-const io = (env: NodeJS.ProcessEnv = {}, parentPid?: number) => ({ env: { ...ctx.project.env, ...env }, cwd: ctx.project.dir, ...(parentPid ? { parentPid } : {}) });
+const io = (env: NodeJS.ProcessEnv = {}, parentPid?: number) => ({
+  env: { ...ctx.project.env, ...env },
+  cwd: ctx.project.dir,
+  ...(parentPid ? { parentPid } : {}),
+});
 const run = (command: (io: CommandIo) => Promise<void>, env?: NodeJS.ProcessEnv) => runCommand(command, io(env));
 const json = <T = any>(command: (io: CommandIo) => Promise<void>, env?: NodeJS.ProcessEnv) => runJson<T>(command, io(env));
 /** What commander passes for `lock` when only these options are given. */
@@ -66,7 +70,9 @@ describe('synapse file-safety', () => {
     expect((await run((c) => listLocks({}, c))).stdout).toMatch(/PATH\s+AGENT\s+PID\s+EXPIRES\s+INTENT\n.*a\.ts\s+alice\s+-\s+\S+\s+refactor/);
     const st = await json((c) => fileSafetyStatus({ json: true }, c));
     expect(st).toMatchObject({ active_locks: 1, stale_locks: 0, agents: { alice: 1 } });
-    expect((await run((c) => fileSafetyStatus({}, c))).stdout).toContain('active locks:      1\nstale locks:       0 (removed by the next lock or cleanup)\n  alice: 1\n');
+    expect((await run((c) => fileSafetyStatus({}, c))).stdout).toContain(
+      'active locks:      1\nstale locks:       0 (removed by the next lock or cleanup)\n  alice: 1\n',
+    );
 
     const refused = await run((c) => unlockFile(file, 'bob', {}, c));
     expect(refused.code).toBe(1);
@@ -102,7 +108,14 @@ describe('synapse file-safety', () => {
     const reused = spawn('sleep', ['60']);
     children.push(reused);
     const silentSince = new Date(Date.now() - 10 * 60_000).toISOString();
-    registerAgent(ctx.project, { agent_id: 'synapse-claude-8100', name: 'alice', pid: reused.pid!, port: 8100, working_dir: ctx.project.dir, heartbeat_at: silentSince });
+    registerAgent(ctx.project, {
+      agent_id: 'synapse-claude-8100',
+      name: 'alice',
+      pid: reused.pid!,
+      port: 8100,
+      working_dir: ctx.project.dir,
+      heartbeat_at: silentSince,
+    });
     await lock('x.ts', 'alice');
     // Not the reused pid: the lock falls back to the caller's parent process, as for an unregistered name.
     expect(await locks()).toEqual([expect.objectContaining({ agent_id: 'alice', pid: process.ppid })]);
@@ -138,10 +151,14 @@ describe('synapse file-safety', () => {
 
   it('records changes and shows history, recent, task changes and cleanup', async () => {
     await run((c) => recordChange('new/file.ts', 'alice', { type: 'create', task: 'T-1', intent: 'scaffold' }, c));
-    expect((await run((c) => recordChange('./new/file.ts', 'bob', { type: 'Modify' }, c))).stdout).toBe(`recorded modify of ${path.join(ctx.project.dir, 'new', 'file.ts')} by bob\n`);
+    expect((await run((c) => recordChange('./new/file.ts', 'bob', { type: 'Modify' }, c))).stdout).toBe(
+      `recorded modify of ${path.join(ctx.project.dir, 'new', 'file.ts')} by bob\n`,
+    );
     const history = await json((c) => fileHistory('new/file.ts', { limit: '50', json: true }, c));
     expect(history.map((c: { agent_id: string }) => c.agent_id)).toEqual(['bob', 'alice']);
-    expect((await run((c) => fileHistory('new/file.ts', { limit: '50' }, c))).stdout).toMatch(/WHEN\s+TYPE\s+AGENT\s+PATH\s+TASK\s+INTENT\n[\s\S]*T-1\s+scaffold/);
+    expect((await run((c) => fileHistory('new/file.ts', { limit: '50' }, c))).stdout).toMatch(
+      /WHEN\s+TYPE\s+AGENT\s+PATH\s+TASK\s+INTENT\n[\s\S]*T-1\s+scaffold/,
+    );
     expect((await run((c) => fileHistory('other.ts', { limit: '50' }, c))).stdout).toBe('No changes recorded for this file.\n');
     expect((await json((c) => recentChanges({ limit: '1', json: true }, c))).length).toBe(1);
     expect((await run((c) => recentChanges({ limit: 'x' }, c))).stderr).toContain('--limit must be a whole number');
@@ -166,7 +183,11 @@ describe('synapse file-safety', () => {
     expect(off.stderr).toContain('file safety is disabled');
     expect((await validate('a.ts', 'bob', { SYNAPSE_FILE_SAFETY_ENABLED: 'false' })).code).toBe(0);
     const debugOff = await json((c) => fileSafetyDebug(c), { SYNAPSE_FILE_SAFETY_ENABLED: 'false' });
-    expect(debugOff).toEqual({ enabled: false, file: path.join(ctx.project.dir, '.synapse', 'file_safety.db'), env: { SYNAPSE_FILE_SAFETY_ENABLED: 'false', SYNAPSE_FILE_SAFETY_DB_PATH: null } });
+    expect(debugOff).toEqual({
+      enabled: false,
+      file: path.join(ctx.project.dir, '.synapse', 'file_safety.db'),
+      env: { SYNAPSE_FILE_SAFETY_ENABLED: 'false', SYNAPSE_FILE_SAFETY_DB_PATH: null },
+    });
   });
 
   it('fails closed: an unreadable database denies writes and names the file', async () => {

@@ -30,8 +30,14 @@ const io = (extra: Partial<IoOptions> = {}): IoOptions => ({ env: t.env, cwd: pr
 const run = (command: (io: CommandIo) => Promise<void>, extra?: Partial<IoOptions>) => runCommand(command, io(extra));
 const json = <T = any>(command: (io: CommandIo) => Promise<void>) => runJson<T>(command, io());
 const ids = (list: { task_id: string }[]) => list.map((e) => e.task_id);
-const list = (o: { agent?: string; limit?: string; json?: boolean } = {}) => (c: CommandIo) => listHistory({ limit: '50', ...o }, c);
-const search = (keywords: string[], o: { logic?: string; agent?: string; json?: boolean } = {}) => (c: CommandIo) => searchHistory(keywords, { logic: 'OR', limit: '50', ...o }, c);
+const list =
+  (o: { agent?: string; limit?: string; json?: boolean } = {}) =>
+  (c: CommandIo) =>
+    listHistory({ limit: '50', ...o }, c);
+const search =
+  (keywords: string[], o: { logic?: string; agent?: string; json?: boolean } = {}) =>
+  (c: CommandIo) =>
+    searchHistory(keywords, { logic: 'OR', limit: '50', ...o }, c);
 const cleanup = (o: HistoryCleanupOptions) => (c: CommandIo) => cleanupHistory(o, c);
 
 beforeEach(() => {
@@ -170,7 +176,12 @@ describe('synapse trace', () => {
     }
     const tr = await json((c) => traceTask(ID_A.slice(0, 6), { json: true }, c));
     expect(tr.source).toBe('history');
-    expect(tr.entry).toMatchObject({ task_id: ID_A, sender_id: 'synapse-gemini-8110', reply_source: 'reply', output: 'validation fixed, "quotes", and commas' });
+    expect(tr.entry).toMatchObject({
+      task_id: ID_A,
+      sender_id: 'synapse-gemini-8110',
+      reply_source: 'reply',
+      output: 'validation fixed, "quotes", and commas',
+    });
     expect(tr.entry.receipt).toMatchObject({ state: 'answered' });
     expect(tr.file_changes.map((c: { path: string }) => path.basename(c.path))).toEqual(['login.ts', 'form.ts']);
     expect(tr.related.map((r: { task_id: string }) => r.task_id)).toEqual([ID_C]);
@@ -189,10 +200,16 @@ describe('synapse trace', () => {
 
   it('asks the running agents for a task that is not finished yet', async () => {
     const id = 'dddd4444-0000-4000-8000-000000000004';
-    const running = { ...task(id, 'completed', 'still thinking about it', '', NOW), status: { state: 'working', timestamp: new Date(NOW + 1000).toISOString() }, receipt: { state: 'delivered', queued_at: new Date(NOW).toISOString(), delivered_at: new Date(NOW + 1000).toISOString() } };
+    const running = {
+      ...task(id, 'completed', 'still thinking about it', '', NOW),
+      status: { state: 'working', timestamp: new Date(NOW + 1000).toISOString() },
+      receipt: { state: 'delivered', queued_at: new Date(NOW).toISOString(), delivered_at: new Date(NOW + 1000).toISOString() },
+    };
     const server = http.createServer((req, res) => {
       const hit = req.url === `/tasks/${id}` || req.url === `/tasks/${id.slice(0, 8)}`;
-      res.writeHead(hit ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(hit ? { task: running } : { error: { code: 'task_not_found', message: 'no' } }));
+      res
+        .writeHead(hit ? 200 : 404, { 'content-type': 'application/json' })
+        .end(JSON.stringify(hit ? { task: running } : { error: { code: 'task_not_found', message: 'no' } }));
     });
     servers.push(server);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -201,8 +218,20 @@ describe('synapse trace', () => {
     fs.mkdirSync(registry, { recursive: true });
     const now = new Date().toISOString();
     const agent = {
-      agent_id: `synapse-echo-${port}`, agent_type: 'echo', name: 'dave', role: null, port, pid: process.pid, working_dir: project, endpoint: `http://127.0.0.1:${port}`,
-      status: 'PROCESSING', status_updated_at: now, current_task_preview: null, task_received_at: null, registered_at: now, heartbeat_at: now,
+      agent_id: `synapse-echo-${port}`,
+      agent_type: 'echo',
+      name: 'dave',
+      role: null,
+      port,
+      pid: process.pid,
+      working_dir: project,
+      endpoint: `http://127.0.0.1:${port}`,
+      status: 'PROCESSING',
+      status_updated_at: now,
+      current_task_preview: null,
+      task_received_at: null,
+      registered_at: now,
+      heartbeat_at: now,
     };
     fs.writeFileSync(path.join(registry, `${agent.agent_id}.json`), JSON.stringify(agent));
 

@@ -19,7 +19,11 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
 });
 
-const io = (env: NodeJS.ProcessEnv = {}, stdin?: string) => ({ env: { ...ctx.project.env, ...env }, cwd: ctx.project.dir, ...(stdin === undefined ? {} : { stdin }) });
+const io = (env: NodeJS.ProcessEnv = {}, stdin?: string) => ({
+  env: { ...ctx.project.env, ...env },
+  cwd: ctx.project.dir,
+  ...(stdin === undefined ? {} : { stdin }),
+});
 const run = (command: (io: CommandIo) => Promise<void>, env?: NodeJS.ProcessEnv) => runCommand(command, io(env));
 const json = <T = any>(command: (io: CommandIo) => Promise<void>, env?: NodeJS.ProcessEnv) => runJson<T>(command, io(env));
 const keys = (list: { key: string }[]) => list.map((m) => m.key);
@@ -69,7 +73,9 @@ describe('synapse memory', () => {
 
     const stats = await json((c) => memoryStats({ json: true }, c));
     expect(stats).toMatchObject({ count: 3, tags: { auth: 1, decision: 1 } });
-    expect((await run((c) => memoryStats({}, c))).stdout).toMatch(/^notes: {3}3 \(\d+ bytes\)\n[\s\S]*authors: [\s\S]*bob \(1\)[\s\S]*\ntags: {4}auth \(1\), decision \(1\)\n$/);
+    expect((await run((c) => memoryStats({}, c))).stdout).toMatch(
+      /^notes: {3}3 \(\d+ bytes\)\n[\s\S]*authors: [\s\S]*bob \(1\)[\s\S]*\ntags: {4}auth \(1\), decision \(1\)\n$/,
+    );
     expect((await run((c) => deleteMemory('db', {}, c))).stdout).toContain('deleted db');
     expect((await run((c) => deleteMemory('db', {}, c))).code).toBe(1);
   });
@@ -95,7 +101,10 @@ describe('synapse memory', () => {
     expect(r.stdout).toContain('notified 1 agent(s); 1 did not accept the notice');
     expect(here.bodies).toEqual([
       {
-        message: { role: 'user', parts: [{ type: 'text', text: '[shared memory] lead saved api-style: snake_case JSON everywhere (read it: synapse memory show api-style)' }] },
+        message: {
+          role: 'user',
+          parts: [{ type: 'text', text: '[shared memory] lead saved api-style: snake_case JSON everywhere (read it: synapse memory show api-style)' }],
+        },
         metadata: { response_mode: 'silent' },
       },
     ]);

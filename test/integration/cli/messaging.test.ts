@@ -6,7 +6,19 @@ import { respondCommand } from '../../../src/cli/commands/respond.js';
 import { broadcastCommand, sendCommand, type SendFlags } from '../../../src/cli/commands/send.js';
 import type { CommandIo } from '../../../src/cli/io.js';
 import { runCommand, type IoOptions } from '../../support/cli-io.js';
-import { artifactText, cleanupAll, getJson, postJson, ROOT, startHeadless, tempHome, textMessage, waitFor, waitForTask, type AgentHandle } from '../../support/synapse.js';
+import {
+  artifactText,
+  cleanupAll,
+  getJson,
+  postJson,
+  ROOT,
+  startHeadless,
+  tempHome,
+  textMessage,
+  waitFor,
+  waitForTask,
+  type AgentHandle,
+} from '../../support/synapse.js';
 
 /**
  * `synapse send / interrupt / broadcast / reply / respond` in-process, against real headless
@@ -34,7 +46,8 @@ afterAll(async () => {
 
 const io = (extra: Partial<IoOptions> = {}): IoOptions => ({ env: t.env, cwd: ROOT, ...extra });
 const as = (agent: AgentHandle, extra: Partial<IoOptions> = {}) => io({ env: { ...t.env, SYNAPSE_AGENT_ID: agent.agentId }, ...extra });
-const send = (target: string, text: string | undefined, flags: SendFlags, options = io()) => runCommand((c: CommandIo) => sendCommand(target, text, flags, c), options);
+const send = (target: string, text: string | undefined, flags: SendFlags, options = io()) =>
+  runCommand((c: CommandIo) => sendCommand(target, text, flags, c), options);
 
 describe('synapse send', () => {
   it('--wait prints only the answer; --json adds the task; --silent and the default return at once', async () => {
@@ -58,10 +71,18 @@ describe('synapse send', () => {
     expect(artifactText(await waitForTask(bob.endpoint, fromStdin.task_id))).toBe('ECHO: A2A: from stdin\nsecond line');
     fs.writeFileSync(path.join(t.home, 'msg.md'), 'from a file');
     fs.writeFileSync(path.join(t.home, 'notes.json'), '{"a":1}');
-    const fromFile = await send('bob', undefined, { messageFile: 'msg.md', attach: ['notes.json'], silent: true, json: true, force: true }, io({ cwd: t.home }));
+    const fromFile = await send(
+      'bob',
+      undefined,
+      { messageFile: 'msg.md', attach: ['notes.json'], silent: true, json: true, force: true },
+      io({ cwd: t.home }),
+    );
     expect(fromFile.code, fromFile.stderr).toBe(0);
     const task = await waitForTask(bob.endpoint, JSON.parse(fromFile.stdout).task_id);
-    expect(task.message.parts[1]).toEqual({ type: 'file', file: { name: 'notes.json', mimeType: 'application/json', bytes: Buffer.from('{"a":1}').toString('base64') } });
+    expect(task.message.parts[1]).toEqual({
+      type: 'file',
+      file: { name: 'notes.json', mimeType: 'application/json', bytes: Buffer.from('{"a":1}').toString('base64') },
+    });
     expect(artifactText(task)).toContain('[file: notes.json (application/json)]');
   });
 
@@ -128,12 +149,21 @@ describe('synapse broadcast', () => {
 describe('synapse reply', () => {
   it('lists who waits, pops the stack LIFO, --to picks a sender, and an empty stack says so', async () => {
     const reply = (text: string | undefined, flags: Parameters<typeof replyCommand>[1] = {}) => runCommand((c) => replyCommand(text, flags, c), as(quiet));
-    const a = await postJson(`${quiet.endpoint}/tasks/send`, textMessage('from x', { response_mode: 'wait', sender: { sender_id: 'x-agent', sender_name: 'x' } }));
+    const a = await postJson(
+      `${quiet.endpoint}/tasks/send`,
+      textMessage('from x', { response_mode: 'wait', sender: { sender_id: 'x-agent', sender_name: 'x' } }),
+    );
     await waitFor(async () => (await getJson(`${quiet.endpoint}/reply-stack/list`)).body.entries.length === 1);
-    const b = await postJson(`${quiet.endpoint}/tasks/send`, textMessage('from y', { response_mode: 'wait', sender: { sender_id: 'y-agent', sender_name: 'y' } }));
+    const b = await postJson(
+      `${quiet.endpoint}/tasks/send`,
+      textMessage('from y', { response_mode: 'wait', sender: { sender_id: 'y-agent', sender_name: 'y' } }),
+    );
     await waitFor(async () => (await getJson(`${quiet.endpoint}/reply-stack/list`)).body.entries.length === 2);
 
-    expect(JSON.parse((await reply(undefined, { list: true, json: true })).stdout).map((e: { sender_id: string }) => e.sender_id)).toEqual(['x-agent', 'y-agent']);
+    expect(JSON.parse((await reply(undefined, { list: true, json: true })).stdout).map((e: { sender_id: string }) => e.sender_id)).toEqual([
+      'x-agent',
+      'y-agent',
+    ]);
     expect((await reply(undefined, { list: true })).stdout).toMatch(/SENDER\s+TASK\s+RECEIVED\ny \(y-agent\)\s+[0-9a-f]{8}\s+\S+\nx \(x-agent\)/);
     expect((await reply('  ')).stderr).toContain('the reply is empty');
     const toX = await reply('answer for x', { to: 'x' });
@@ -157,12 +187,16 @@ describe('synapse reply', () => {
 });
 
 describe('synapse respond', () => {
-  it("answers the dialog of the task that waits, and says when none does", async () => {
+  it('answers the dialog of the task that waits, and says when none does', async () => {
     const none = await runCommand((c) => respondCommand('bob', 'approve', {}, c), io());
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('bob has no task waiting for an answer');
     const sent = await postJson(`${bob.endpoint}/tasks/send`, textMessage('[[ask: git push --force]]'));
-    await waitFor(async () => (await getJson(`${bob.endpoint}/tasks/${sent.body.task.id}`)).body.task.status.state === 'input-required', 5000, 'input-required');
+    await waitFor(
+      async () => (await getJson(`${bob.endpoint}/tasks/${sent.body.task.id}`)).body.task.status.state === 'input-required',
+      5000,
+      'input-required',
+    );
     const r = await runCommand((c) => respondCommand('bob', 'deny', {}, c), io());
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(`answered "3. No" for task ${sent.body.task.id.slice(0, 8)}\n`);

@@ -51,7 +51,13 @@ describe('synapse history (spawned)', () => {
 describe('synapse history cleanup in a terminal (spawned)', () => {
   /** Runs cleanup in a real terminal and answers its question. */
   async function answer(reply: string): Promise<{ code: number; out: string }> {
-    const term = pty.spawn(process.execPath, [BIN, 'history', 'cleanup', '--days', '30'], { name: 'xterm-256color', cols: 120, rows: 20, cwd: project, env: t.env });
+    const term = pty.spawn(process.execPath, [BIN, 'history', 'cleanup', '--days', '30'], {
+      name: 'xterm-256color',
+      cols: 120,
+      rows: 20,
+      cwd: project,
+      env: t.env,
+    });
     let out = '';
     term.onData((d) => (out += d));
     const exited = new Promise<number>((r) => term.onExit(({ exitCode }) => r(exitCode)));

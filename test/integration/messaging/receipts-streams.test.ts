@@ -125,7 +125,11 @@ describe('receipts, streams and durability', () => {
     const events = await feed.events;
     // The feed replays what came before (the start-up instruction's turn): look after our task.
     const ours = (e: Ev) => e.event === 'task' && e.data.task_id === id;
-    expect(events.filter(ours).map((e) => `${e.data.previous} -> ${e.data.state}`)).toEqual(['null -> submitted', 'submitted -> working', 'working -> completed']);
+    expect(events.filter(ours).map((e) => `${e.data.previous} -> ${e.data.state}`)).toEqual([
+      'null -> submitted',
+      'submitted -> working',
+      'working -> completed',
+    ]);
     const submitted = events.findIndex(ours);
     const busy = events.findIndex((e, i) => i > submitted && e.event === 'status' && e.data.status === 'PROCESSING');
     expect(busy).toBeGreaterThan(submitted);

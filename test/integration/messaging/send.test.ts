@@ -1,7 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ROOT, artifactText, cleanupAll, getJson, postJson, runCli, startHeadless, tempHome, textMessage, waitFor, waitForTask } from '../../support/synapse.js';
+import {
+  ROOT,
+  artifactText,
+  cleanupAll,
+  getJson,
+  postJson,
+  runCli,
+  startHeadless,
+  tempHome,
+  textMessage,
+  waitFor,
+  waitForTask,
+} from '../../support/synapse.js';
 
 async function screenText(endpoint: string): Promise<string> {
   return (await getJson(`${endpoint}/screen`)).body.lines.join('\n');
@@ -32,13 +44,13 @@ describe('synapse send / reply / interrupt / broadcast', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(500);
   });
 
-  it('--notify from an agent lands the answer in the sender agent\'s terminal', async () => {
+  it("--notify from an agent lands the answer in the sender agent's terminal", async () => {
     const alice = await startHeadless('echo', { env: t.env, args: ['--name', 'alice'] });
     await startHeadless('echo', { env: t.env, args: ['--name', 'bob'] });
     const r = await runCli(['send', 'bob', 'question for bob', '--notify', '--json'], { env: { ...t.env, SYNAPSE_AGENT_ID: alice.agentId } });
     expect(r.code, r.stderr).toBe(0);
     const sent = JSON.parse(r.stdout);
-    await waitFor(async () => (await screenText(alice.endpoint)).includes(`[ANSWER to ${sent.task_id.slice(0, 8)}]`), 10_000, 'answer in alice\'s terminal');
+    await waitFor(async () => (await screenText(alice.endpoint)).includes(`[ANSWER to ${sent.task_id.slice(0, 8)}]`), 10_000, "answer in alice's terminal");
     const screen = await screenText(alice.endpoint);
     expect(screen).toMatch(/A2A: \[From: bob \(synapse-echo-\d+\)\] \[ANSWER to [0-9a-f]{8}\] ECHO: A2A: \[From: alice/);
   });
@@ -57,7 +69,11 @@ describe('synapse send / reply / interrupt / broadcast', () => {
     const alice = await startHeadless('echo', { env: t.env, args: ['--name', 'alice'] });
     const bob = await startHeadless('echo', { env: t.env, args: ['--name', 'bob'] });
     const byEnv = JSON.parse((await runCli(['send', 'bob', 'by env', '--silent', '--json'], { env: { ...t.env, SYNAPSE_AGENT_ID: alice.agentId } })).stdout);
-    expect((await waitForTask(bob.endpoint, byEnv.task_id)).metadata.sender).toMatchObject({ sender_id: alice.agentId, sender_name: 'alice', sender_endpoint: alice.endpoint });
+    expect((await waitForTask(bob.endpoint, byEnv.task_id)).metadata.sender).toMatchObject({
+      sender_id: alice.agentId,
+      sender_name: 'alice',
+      sender_endpoint: alice.endpoint,
+    });
     // A process whose parent is alice's pid (like a command run by alice's CLI) is alice.
     const { spawn } = await import('node:child_process');
     const { BIN } = await import('../../support/synapse.js');
@@ -122,15 +138,24 @@ describe('synapse send / reply / interrupt / broadcast', () => {
     fs.writeFileSync(att, '{"a":1}');
     const fromFile = JSON.parse((await runCli(['send', 'bob', '--message-file', f, '--attach', att, '--silent', '--json'], { env: t.env })).stdout);
     const task = await waitForTask(bob.endpoint, fromFile.task_id);
-    expect(task.message.parts[1]).toEqual({ type: 'file', file: { name: 'notes.json', mimeType: 'application/json', bytes: Buffer.from('{"a":1}').toString('base64') } });
+    expect(task.message.parts[1]).toEqual({
+      type: 'file',
+      file: { name: 'notes.json', mimeType: 'application/json', bytes: Buffer.from('{"a":1}').toString('base64') },
+    });
     expect(artifactText(task)).toContain('[file: notes.json (application/json)]');
   });
 
   it('reply pops the stack LIFO, --to picks a sender, and an empty stack says so', async () => {
     const bob = await startHeadless('echo', { env: { ...t.env, ECHO_AUTO_REPLY: '0', SYNAPSE_REPLY_GRACE: '60' }, args: ['--name', 'bob'] });
-    const a = await postJson(`${bob.endpoint}/tasks/send`, textMessage('from x', { response_mode: 'wait', sender: { sender_id: 'x-agent', sender_name: 'x' } }));
+    const a = await postJson(
+      `${bob.endpoint}/tasks/send`,
+      textMessage('from x', { response_mode: 'wait', sender: { sender_id: 'x-agent', sender_name: 'x' } }),
+    );
     await waitFor(async () => (await getJson(`${bob.endpoint}/reply-stack/list`)).body.entries.length === 1);
-    const b = await postJson(`${bob.endpoint}/tasks/send`, textMessage('from y', { response_mode: 'wait', sender: { sender_id: 'y-agent', sender_name: 'y' } }));
+    const b = await postJson(
+      `${bob.endpoint}/tasks/send`,
+      textMessage('from y', { response_mode: 'wait', sender: { sender_id: 'y-agent', sender_name: 'y' } }),
+    );
     await waitFor(async () => (await getJson(`${bob.endpoint}/reply-stack/list`)).body.entries.length === 2);
     const env = { ...t.env, SYNAPSE_AGENT_ID: bob.agentId };
     const list = await runCli(['reply', '--list', '--json'], { env });
@@ -150,7 +175,10 @@ describe('synapse send / reply / interrupt / broadcast', () => {
 
   it('a reply whose agent sender is unreachable is stored, and says the sender was not notified', async () => {
     const bob = await startHeadless('echo', { env: { ...t.env, ECHO_AUTO_REPLY: '0', SYNAPSE_REPLY_GRACE: '60' }, args: ['--name', 'bob'] });
-    const sent = await postJson(`${bob.endpoint}/tasks/send`, textMessage('q', { response_mode: 'notify', sender: { sender_id: 'synapse-echo-1', sender_name: 'gone', sender_endpoint: 'http://127.0.0.1:9' } }));
+    const sent = await postJson(
+      `${bob.endpoint}/tasks/send`,
+      textMessage('q', { response_mode: 'notify', sender: { sender_id: 'synapse-echo-1', sender_name: 'gone', sender_endpoint: 'http://127.0.0.1:9' } }),
+    );
     await waitFor(async () => (await getJson(`${bob.endpoint}/reply-stack/list`)).body.entries.length === 1);
     const r = await runCli(['reply', 'the answer'], { env: { ...t.env, SYNAPSE_AGENT_ID: bob.agentId } });
     expect(r.code).toBe(0);
@@ -182,7 +210,10 @@ describe('synapse send / reply / interrupt / broadcast', () => {
     const byEnv = await runCli(['send', 'bob', 'from a ghost', '--notify', '--json'], { env: { ...t.env, SYNAPSE_AGENT_ID: 'synapse-echo-1' } });
     expect(byEnv.code, byEnv.stderr).toBe(0);
     expect(byEnv.stderr).toContain('warning: SYNAPSE_AGENT_ID "synapse-echo-1" names no live agent (no running agent has that id or name)');
-    expect((await waitForTask(bob.endpoint, JSON.parse(byEnv.stdout).task_id)).metadata.sender).toEqual({ sender_id: 'synapse-echo-1', sender_name: 'synapse-echo-1' });
+    expect((await waitForTask(bob.endpoint, JSON.parse(byEnv.stdout).task_id)).metadata.sender).toEqual({
+      sender_id: 'synapse-echo-1',
+      sender_name: 'synapse-echo-1',
+    });
     const byFlag = await runCli(['send', 'bob', 'from a ghost', '--silent', '--from', 'ghost'], { env: t.env });
     expect(byFlag.code, byFlag.stderr).toBe(0);
     expect(byFlag.stderr).toContain('warning: --from "ghost" names no live agent');

@@ -10,7 +10,10 @@ describe('delivery into a real PTY (echo agent)', () => {
 
   it('delivers a framed message and completes the task with the echo as artifact', async () => {
     const a = await startHeadless('echo', { env: t.env });
-    const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('hello there', { sender: { sender_id: 'synapse-echo-8191', sender_name: 'alice' }, response_mode: 'wait' }));
+    const sent = await postJson(
+      `${a.endpoint}/tasks/send`,
+      textMessage('hello there', { sender: { sender_id: 'synapse-echo-8191', sender_name: 'alice' }, response_mode: 'wait' }),
+    );
     expect(sent.status).toBe(202);
     const task = await waitForTask(a.endpoint, sent.body.task.id);
     expect(task.status.state).toBe('completed');
@@ -26,7 +29,11 @@ describe('delivery into a real PTY (echo agent)', () => {
     const a = await startHeadless('echo', { env: { ...t.env, SYNAPSE_SCREEN_TRACE: file } });
     const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('traced'));
     await waitForTask(a.endpoint, sent.body.task.id);
-    const records = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const records = fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const steps = records.filter((r) => r.task === sent.body.task.id).map((r) => r.kind);
     expect(steps).toEqual(['delivering', 'submitted', 'finished']);
     const finished = records.find((r) => r.kind === 'finished' && r.task === sent.body.task.id);
@@ -70,7 +77,11 @@ describe('delivery into a real PTY (echo agent)', () => {
     const low = await postJson(`${a.endpoint}/tasks/send-priority?priority=1`, textMessage('low'));
     const high = await postJson(`${a.endpoint}/tasks/send-priority?priority=4`, textMessage('high'));
     const mid = await postJson(`${a.endpoint}/tasks/send`, textMessage('mid'));
-    const [h, m, l] = [await waitForTask(a.endpoint, high.body.task.id, 15_000), await waitForTask(a.endpoint, mid.body.task.id, 15_000), await waitForTask(a.endpoint, low.body.task.id, 15_000)];
+    const [h, m, l] = [
+      await waitForTask(a.endpoint, high.body.task.id, 15_000),
+      await waitForTask(a.endpoint, mid.body.task.id, 15_000),
+      await waitForTask(a.endpoint, low.body.task.id, 15_000),
+    ];
     const order = [h, m, l].map((x) => Date.parse(x.receipt.delivered_at));
     expect(order[0]).toBeLessThan(order[1]!);
     expect(order[1]).toBeLessThan(order[2]!);

@@ -3,11 +3,35 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { cleanupAll, freePort, freeRange, getJson, postJson, runCli, startHeadless, tempHome, textMessage, waitFor, waitForTask } from '../../support/synapse.js';
+import {
+  cleanupAll,
+  freePort,
+  freeRange,
+  getJson,
+  postJson,
+  runCli,
+  startHeadless,
+  tempHome,
+  textMessage,
+  waitFor,
+  waitForTask,
+} from '../../support/synapse.js';
 
 const REQUIRED_FIELDS = [
-  'agent_id', 'agent_type', 'name', 'role', 'port', 'pid', 'working_dir', 'endpoint', 'status',
-  'status_updated_at', 'current_task_preview', 'task_received_at', 'registered_at', 'heartbeat_at',
+  'agent_id',
+  'agent_type',
+  'name',
+  'role',
+  'port',
+  'pid',
+  'working_dir',
+  'endpoint',
+  'status',
+  'status_updated_at',
+  'current_task_preview',
+  'task_received_at',
+  'registered_at',
+  'heartbeat_at',
 ];
 
 /**
@@ -49,7 +73,15 @@ describe('agent lifecycle and registry', () => {
     const a = await startHeadless('echo', { env: t.env, args: ['--name', 'alice', '--role', 'echoes things'] });
     const entry = readEntry(t.env, a.agentId);
     for (const f of REQUIRED_FIELDS) expect(entry, f).toHaveProperty(f);
-    expect(entry).toMatchObject({ agent_id: a.agentId, agent_type: 'echo', name: 'alice', role: 'echoes things', port: a.port, endpoint: a.endpoint, working_dir: process.cwd() });
+    expect(entry).toMatchObject({
+      agent_id: a.agentId,
+      agent_type: 'echo',
+      name: 'alice',
+      role: 'echoes things',
+      port: a.port,
+      endpoint: a.endpoint,
+      working_dir: process.cwd(),
+    });
     await waitFor(() => readEntry(t.env, a.agentId)?.status === 'READY', 5000, 'READY in the registry');
     await a.stop();
     expect(readEntry(t.env, a.agentId)).toBeNull();
@@ -73,7 +105,10 @@ describe('agent lifecycle and registry', () => {
       const dir = own.env.SYNAPSE_REGISTRY_DIR!;
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, 'broken.json'), '{ half');
-      fs.writeFileSync(path.join(dir, 'synapse-claude-8100.json'), JSON.stringify({ agent_id: 'synapse-claude-8100', agent_type: 'claude', port: 8100, pid: process.pid }));
+      fs.writeFileSync(
+        path.join(dir, 'synapse-claude-8100.json'),
+        JSON.stringify({ agent_id: 'synapse-claude-8100', agent_type: 'claude', port: 8100, pid: process.pid }),
+      );
       const json = await runCli(['list', '--json'], { env: own.env });
       expect(json.code, json.stderr).toBe(0);
       expect(JSON.parse(json.stdout)).toEqual([]);
@@ -164,14 +199,20 @@ describe('agent lifecycle and registry', () => {
     const a = await startHeadless('echo', { env: { ...t.env } });
     const badJson = await fetch(`${a.endpoint}/tasks/send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":' });
     expect(badJson.status).toBe(400);
-    expect(((await badJson.json()) as any).error).toEqual({ code: 'invalid_input', message: "Body is not valid JSON but content-type is set to 'application/json'" });
+    expect(((await badJson.json()) as any).error).toEqual({
+      code: 'invalid_input',
+      message: "Body is not valid JSON but content-type is set to 'application/json'",
+    });
     // A union of literals names its values once (not "must be equal to constant" per value).
     const badSchema = await postJson(`${a.endpoint}/tasks/send`, { message: { role: 'robot', parts: [] } });
     expect(badSchema.status).toBe(400);
     expect(badSchema.body.error).toEqual({ code: 'invalid_input', message: 'body/message/role must be one of user, agent' });
     const badState = await getJson(`${a.endpoint}/tasks?state=done`);
     expect(badState.status).toBe(400);
-    expect(badState.body.error).toEqual({ code: 'invalid_input', message: 'querystring/state must be one of submitted, working, input-required, completed, failed, canceled' });
+    expect(badState.body.error).toEqual({
+      code: 'invalid_input',
+      message: 'querystring/state must be one of submitted, working, input-required, completed, failed, canceled',
+    });
     const badPriority = await postJson(`${a.endpoint}/tasks/send-priority?priority=9`, textMessage('x'));
     expect(badPriority.status).toBe(400);
     expect(badPriority.body.error).toEqual({ code: 'invalid_input', message: 'querystring/priority must be <= 5' });
@@ -180,10 +221,12 @@ describe('agent lifecycle and registry', () => {
     expect(missing.body.error.code).toBe('task_not_found');
     expect(await statusForDeclaredLength(a.port, '/tasks/send', 9 * 1024 * 1024)).toBe(413);
     const foreignHost = await new Promise<number>((resolve, reject) => {
-      http.get(`${a.endpoint}/status`, { headers: { host: 'evil.example:80' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      }).on('error', reject);
+      http
+        .get(`${a.endpoint}/status`, { headers: { host: 'evil.example:80' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        })
+        .on('error', reject);
     });
     expect(foreignHost).toBe(403);
   });
@@ -204,7 +247,9 @@ describe('agent lifecycle and registry', () => {
     const env = { ...t.env, PATH: `${bin}:/usr/bin:/bin` };
     const json = await runCli(['profiles', '--json'], { env });
     expect(json.code, json.stderr).toBe(0);
-    const rows: Array<{ id: string; ports: string; installed: boolean; version: string | null; available: boolean; verified_live: boolean }> = JSON.parse(json.stdout);
+    const rows: Array<{ id: string; ports: string; installed: boolean; version: string | null; available: boolean; verified_live: boolean }> = JSON.parse(
+      json.stdout,
+    );
     const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
     expect(Object.keys(byId).sort()).toEqual(['claude', 'codex', 'copilot', 'echo', 'gemini', 'opencode']);
     expect(byId.codex).toMatchObject({ ports: '8120-8129', installed: true, version: 'codex-cli 9.8.7', available: true, verified_live: true });
@@ -238,7 +283,11 @@ describe('agent lifecycle and registry', () => {
       { mode: 0o755 },
     );
     const a = await startHeadless('claude', { env: { ...t.env, PATH: `${bin}:${process.env.PATH}` }, waitReady: false });
-    await waitFor(() => a.output().includes('relaunched child running') || fs.existsSync(path.join(t.env.SYNAPSE_REGISTRY_DIR!, `${a.agentId}.json`)), 10_000, 'the fake CLI to start');
+    await waitFor(
+      () => a.output().includes('relaunched child running') || fs.existsSync(path.join(t.env.SYNAPSE_REGISTRY_DIR!, `${a.agentId}.json`)),
+      10_000,
+      'the fake CLI to start',
+    );
     await a.stop();
     // Exit 0 from the launcher (its child got the hang-up), not the SIGKILL fallback.
     expect(a.output()).toMatch(/cli exited \(code 0\)/);
@@ -286,14 +335,18 @@ describe('agent lifecycle and registry', () => {
       const killed = await runCli(['kill', 'bg'], { env: t.env });
       expect(killed.code).toBe(0);
     }
-    await waitFor(() => {
-      try {
-        process.kill(entry.pid, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    }, 5000, 'background agent to exit');
+    await waitFor(
+      () => {
+        try {
+          process.kill(entry.pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      5000,
+      'background agent to exit',
+    );
     expect(readEntry(t.env, entry.agent_id)).toBeNull();
   });
 });

@@ -3,7 +3,21 @@ import type * as NodePty from 'node-pty';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { artifactText, BIN, cleanupAll, freePort, getJson, postJson, ROOT, runCli, startHeadless, tempHome, textMessage, waitFor, waitForTask } from '../../support/synapse.js';
+import {
+  artifactText,
+  BIN,
+  cleanupAll,
+  freePort,
+  getJson,
+  postJson,
+  ROOT,
+  runCli,
+  startHeadless,
+  tempHome,
+  textMessage,
+  waitFor,
+  waitForTask,
+} from '../../support/synapse.js';
 
 const require = createRequire(import.meta.url);
 const pty = require('node-pty') as typeof NodePty;
@@ -14,10 +28,14 @@ describe('approval dialogs become input-required', () => {
   afterAll(() => t.cleanup());
 
   async function waitingTask(endpoint: string, id: string) {
-    return waitFor(async () => {
-      const task = (await getJson(`${endpoint}/tasks/${id}`)).body.task;
-      return task.status.state === 'input-required' ? task : null;
-    }, 5000, 'input-required');
+    return waitFor(
+      async () => {
+        const task = (await getJson(`${endpoint}/tasks/${id}`)).body.task;
+        return task.status.state === 'input-required' ? task : null;
+      },
+      5000,
+      'input-required',
+    );
   }
 
   it('exposes the dialog choices and approves remotely', async () => {
@@ -68,7 +86,7 @@ describe('approval dialogs become input-required', () => {
   });
 });
 
-describe('foreground: never type into a human\'s prompt', () => {
+describe("foreground: never type into a human's prompt", () => {
   const t = tempHome();
   afterAll(() => t.cleanup());
 
@@ -77,7 +95,15 @@ describe('foreground: never type into a human\'s prompt', () => {
     // The agent's screen trace records each reading (with its screen) and each hold, on its clock.
     const trace = path.join(t.home, 'foreground-trace.jsonl');
     const env = { ...t.env, SYNAPSE_SCREEN_TRACE: trace } as Record<string, string>;
-    const records = (): any[] => (fs.existsSync(trace) ? fs.readFileSync(trace, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+    const records = (): any[] =>
+      fs.existsSync(trace)
+        ? fs
+            .readFileSync(trace, 'utf8')
+            .trim()
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l))
+        : [];
     const term = pty.spawn(process.execPath, [BIN, 'echo', '--port', String(port)], { name: 'xterm-256color', cols: 100, rows: 30, cwd: ROOT, env });
     let out = '';
     term.onData((d) => (out += d));
@@ -94,7 +120,11 @@ describe('foreground: never type into a human\'s prompt', () => {
       const sent = await postJson(`${endpoint}/tasks/send`, textMessage('from a peer'));
       // Beyond the 2 s idle time after the last key, the loop still holds the message for the
       // text in the box: wait for such a hold, then nothing must have been typed into it.
-      await waitFor(() => records().some((r) => r.kind === 'held' && r.task === sent.body.task.id && r.ms >= typedAt + 2000), 10_000, 'a hold after the idle time');
+      await waitFor(
+        () => records().some((r) => r.kind === 'held' && r.task === sent.body.task.id && r.ms >= typedAt + 2000),
+        10_000,
+        'a hold after the idle time',
+      );
       expect((await getJson(`${endpoint}/tasks/${sent.body.task.id}`)).body.task.status.state).toBe('submitted');
       expect(out).not.toContain('half-writtenA2A');
       term.write('\x7f'.repeat('half-written'.length));
@@ -104,7 +134,14 @@ describe('foreground: never type into a human\'s prompt', () => {
       expect(out).not.toContain('ECHO: half-written');
     } finally {
       term.kill('SIGTERM');
-      await waitFor(async () => (await fetch(`${endpoint}/status`).then(() => false).catch(() => true)), 5000, 'agent to stop').catch(() => term.kill('SIGKILL'));
+      await waitFor(
+        async () =>
+          await fetch(`${endpoint}/status`)
+            .then(() => false)
+            .catch(() => true),
+        5000,
+        'agent to stop',
+      ).catch(() => term.kill('SIGKILL'));
     }
   });
 });

@@ -17,7 +17,8 @@ type Lock = { path: string; agent_id: string; pid: number | null; intent: string
 
 /** Read in-process: only the command under test needs a process of its own. */
 const locks = () => runJson<Lock[]>((c) => listLocks({ json: true }, c), { env: ctx.project.env, cwd: ctx.project.dir });
-const lockAs = (agent: string) => runCommand((c) => lockFile('held.ts', agent, { ttl: '600', waitTimeout: '60', waitInterval: '2' }, c), { env: ctx.project.env, cwd: ctx.project.dir });
+const lockAs = (agent: string) =>
+  runCommand((c) => lockFile('held.ts', agent, { ttl: '600', waitTimeout: '60', waitInterval: '2' }, c), { env: ctx.project.env, cwd: ctx.project.dir });
 
 describe('synapse file-safety (spawned)', () => {
   it('validate exits 1 when denied and 0 when allowed; --help shows examples', async () => {
@@ -40,12 +41,16 @@ describe('synapse file-safety (spawned)', () => {
     let said = '';
     shell.stdout.on('data', (d) => (said += d));
     shell.stderr.on('data', (d) => (said += d));
-    const [held] = await waitFor(async () => {
-      const l = await locks();
-      return l.length === 1 ? l : null;
-      // A node start-up for the lock command on a loaded 2-core machine: a clean-clone CI run
-      // once missed a 10 s deadline here.
-    }, 20_000, 'the lock of the shell').catch((err: Error) => {
+    const [held] = await waitFor(
+      async () => {
+        const l = await locks();
+        return l.length === 1 ? l : null;
+        // A node start-up for the lock command on a loaded 2-core machine: a clean-clone CI run
+        // once missed a 10 s deadline here.
+      },
+      20_000,
+      'the lock of the shell',
+    ).catch((err: Error) => {
       throw new Error(`${err.message}; the lock command said: ${said || '(nothing)'}; shell exit ${shell.exitCode}`);
     });
     expect(held!.pid).toBe(shell.pid);

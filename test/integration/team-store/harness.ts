@@ -35,7 +35,6 @@ export async function json<T = any>(project: Project, args: string[], env?: Node
   return JSON.parse(r.stdout) as T;
 }
 
-
 /** `synapse <group> <sub> --help` exits 0 and shows an example of that subcommand. */
 export async function helpShowsExamples(project: Project, group: string, sub: string): Promise<boolean> {
   const help = await synapse(project, [group, sub, '--help']);

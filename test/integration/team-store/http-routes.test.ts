@@ -73,7 +73,13 @@ describe('task board routes', () => {
   it('creates a plan as one batch and refuses a cyclic one', async () => {
     const x = '10000000-0000-4000-8000-000000000001';
     const y = '20000000-0000-4000-8000-000000000002';
-    const plan = await call('POST', '/tasks/board', { plan_id: 'p1', tasks: [{ id: x, subject: 'x' }, { id: y, subject: 'y', blocked_by: [x] }] });
+    const plan = await call('POST', '/tasks/board', {
+      plan_id: 'p1',
+      tasks: [
+        { id: x, subject: 'x' },
+        { id: y, subject: 'y', blocked_by: [x] },
+      ],
+    });
     expect(plan.status).toBe(201);
     expect(plan.body.tasks.map((t: { plan_id: string; blocked: boolean }) => [t.plan_id, t.blocked])).toEqual([
       ['p1', false],

@@ -20,7 +20,9 @@ interface Received {
 }
 
 /** A local receiver: each path answers with the statuses listed for it, in order (the last one repeats); 'hang' never answers. */
-async function receiver(script: Record<string, Array<number | 'hang'>>): Promise<{ url: (p: string) => string; received: Received[]; close: () => Promise<void> }> {
+async function receiver(
+  script: Record<string, Array<number | 'hang'>>,
+): Promise<{ url: (p: string) => string; received: Received[]; close: () => Promise<void> }> {
   const received: Received[] = [];
   const served = new Map<string, number>();
   const server = http.createServer((req, res) => {
@@ -80,7 +82,14 @@ const cleanups: Array<() => Promise<void> | void> = [];
 const logs: string[] = [];
 
 function dispatcher(env: Record<string, string> = {}, extra: { clock?: Clock; backoffMs?: number[] } = {}): WebhookDispatcher {
-  const d = new WebhookDispatcher({ store, env, log: (m) => logs.push(m), agentId: 'synapse-echo-8199', backoffMs: extra.backoffMs ?? [10, 20, 40], ...(extra.clock ? { clock: extra.clock } : {}) });
+  const d = new WebhookDispatcher({
+    store,
+    env,
+    log: (m) => logs.push(m),
+    agentId: 'synapse-echo-8199',
+    backoffMs: extra.backoffMs ?? [10, 20, 40],
+    ...(extra.clock ? { clock: extra.clock } : {}),
+  });
   cleanups.push(() => d.stop());
   return d;
 }
@@ -112,10 +121,14 @@ describe('webhook delivery', () => {
     const { webhook } = store.add({ url: r.url('/flaky'), secret: 'own-secret' });
     dispatcher({ SYNAPSE_WEBHOOK_SECRET: 'env-secret' }).taskUpdated(task('completed'), 'working');
 
-    const attempts = await waitFor(() => {
-      const a = attemptsFor(webhook.id);
-      return a.length === 3 ? a : null;
-    }, 5_000, 'three attempts');
+    const attempts = await waitFor(
+      () => {
+        const a = attemptsFor(webhook.id);
+        return a.length === 3 ? a : null;
+      },
+      5_000,
+      'three attempts',
+    );
     expect(attempts.map((a) => [a.attempt, a.status_code, a.ok, a.will_retry])).toEqual([
       [1, 500, false, true],
       [2, 500, false, true],
@@ -137,7 +150,12 @@ describe('webhook delivery', () => {
       expect(verify(req, 'env-secret')).toBe(false);
     }
     const body = JSON.parse(r.received[0]!.raw.toString('utf8'));
-    expect(body).toMatchObject({ id: deliveryId, event: 'task.completed', agent_id: 'synapse-echo-8199', task: { id: task('completed').id, status: { state: 'completed' } } });
+    expect(body).toMatchObject({
+      id: deliveryId,
+      event: 'task.completed',
+      agent_id: 'synapse-echo-8199',
+      task: { id: task('completed').id, status: { state: 'completed' } },
+    });
     expect(r.received[2]!.raw.equals(r.received[0]!.raw)).toBe(true);
     expect(logs.join('\n')).not.toContain('own-secret');
   });

@@ -42,7 +42,11 @@ afterEach(async () => {
 
 describe('webhook routes', () => {
   it('registers, lists without the secret, and deletes by id', async () => {
-    const created = await call('POST', '/webhooks', { url: 'https://hooks.example.test/synapse', events: ['task.completed', 'task.failed'], secret: 'topsecret' });
+    const created = await call('POST', '/webhooks', {
+      url: 'https://hooks.example.test/synapse',
+      events: ['task.completed', 'task.failed'],
+      secret: 'topsecret',
+    });
     expect(created.status).toBe(201);
     expect(created.body.webhook).toMatchObject({ url: 'https://hooks.example.test/synapse', events: ['task.completed', 'task.failed'], has_secret: true });
     expect(created.raw).not.toContain('topsecret');
@@ -89,7 +93,10 @@ describe('webhook routes', () => {
   it('names the allowed events once when an event is unknown', async () => {
     const res = await call('POST', '/webhooks', { url: 'http://127.0.0.1:9/h', events: ['task.started'] });
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ code: 'invalid_input', message: 'body/events/0 must be one of task.completed, task.failed, task.canceled, task.input_required' });
+    expect(res.body.error).toEqual({
+      code: 'invalid_input',
+      message: 'body/events/0 must be one of task.completed, task.failed, task.canceled, task.input_required',
+    });
   });
 
   it('deletes by URL, and refuses a bare DELETE /webhooks', async () => {

@@ -15,7 +15,11 @@ function blocksOf(message) {
 function toolResultText(block) {
   const c = block.content;
   if (typeof c === 'string') return c;
-  if (Array.isArray(c)) return c.filter((b) => b?.type === 'text').map((b) => b.text).join('\n');
+  if (Array.isArray(c))
+    return c
+      .filter((b) => b?.type === 'text')
+      .map((b) => b.text)
+      .join('\n');
   return '';
 }
 

@@ -73,9 +73,7 @@ export async function handleChatCompletions(ctx) {
 
   const tool = findShellTool(body);
   const title = isTitleCall(body);
-  const plan = title
-    ? { kind: 'text', text: 'mock title', waitMs: 0, slow: false }
-    : planTurn({ ...readChatTurn(body), toolAvailable: tool !== null });
+  const plan = title ? { kind: 'text', text: 'mock title', waitMs: 0, slow: false } : planTurn({ ...readChatTurn(body), toolAvailable: tool !== null });
   // A title is a side call, not a model turn of the conversation.
   ctx.note(title ? 'other' : plan.kind);
   const base = { id: id('chatcmpl'), created: Math.floor(Date.now() / 1000), model: body?.model ?? 'mock-model' };

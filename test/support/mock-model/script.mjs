@@ -54,7 +54,9 @@ export function planTurn({ userText, toolOutput = null, toolAvailable }) {
 
 /** Collapse runs of whitespace so the echoed text is one line. */
 function oneLine(text) {
-  return String(text ?? '').replace(/\s+/g, ' ').trim();
+  return String(text ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** The first non-empty line of a tool's output, after unwrapping the CLIs' result envelopes. */
@@ -85,11 +87,13 @@ export function firstLine(raw) {
 
 /** Remove `<system-reminder>…</system-reminder>` and similar injected wrappers from a text block. */
 export function stripInjected(text) {
-  return String(text ?? '')
-    .replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '')
-    // Copilot CLI opens every user message with the time.
-    .replace(/^\s*<current_datetime>[^<]*<\/current_datetime>/, '')
-    .trim();
+  return (
+    String(text ?? '')
+      .replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '')
+      // Copilot CLI opens every user message with the time.
+      .replace(/^\s*<current_datetime>[^<]*<\/current_datetime>/, '')
+      .trim()
+  );
 }
 
 /** Split `text` into small deltas (a few words each) for streaming. */
@@ -136,7 +140,7 @@ export function exampleFor(schema, key = '') {
     // Prefer handing the turn back to the user (next-speaker checks).
     return schema.enum.includes('user') ? 'user' : schema.enum[0];
   }
-  const type = String(Array.isArray(schema.type) ? schema.type[0] : schema.type ?? '').toLowerCase();
+  const type = String(Array.isArray(schema.type) ? schema.type[0] : (schema.type ?? '')).toLowerCase();
   if (type === 'object' || schema.properties) {
     const out = {};
     for (const [k, v] of Object.entries(schema.properties ?? {})) out[k] = exampleFor(v, k);

@@ -35,7 +35,12 @@ describe('the A2A card', () => {
     const without = buildA2aCard(input, { base: self.endpoint, grpc: null });
     expect(without.supportedInterfaces.map((i) => i.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON', 'JSONRPC']);
     const withGrpc = buildA2aCard(input, { base: self.endpoint, grpc: '127.0.0.1:9100' });
-    expect(withGrpc.supportedInterfaces.map((i) => `${i.protocolBinding}@${i.protocolVersion}`)).toEqual(['JSONRPC@1.0', 'HTTP+JSON@1.0', 'GRPC@1.0', 'JSONRPC@0.3']);
+    expect(withGrpc.supportedInterfaces.map((i) => `${i.protocolBinding}@${i.protocolVersion}`)).toEqual([
+      'JSONRPC@1.0',
+      'HTTP+JSON@1.0',
+      'GRPC@1.0',
+      'JSONRPC@0.3',
+    ]);
     expect(withGrpc.supportedInterfaces[2]!.url).toBe('127.0.0.1:9100');
   });
 
@@ -73,7 +78,9 @@ describe('external cards', () => {
     expect(parseCard(v03, 'u').version).toBe('0.3');
     expect(() => parseCard({ agent_id: 'x' }, 'u')).toThrow(/no name/);
     expect(() => parseCard({ name: 'x' }, 'u')).toThrow(/neither A2A 1.0/);
-    expect(() => parseCard({ name: 'x', supportedInterfaces: [{ url: 'ws://x', protocolBinding: 'WEBSOCKET', protocolVersion: '1.0' }] }, 'u')).toThrow(/no binding Synapse speaks/);
+    expect(() => parseCard({ name: 'x', supportedInterfaces: [{ url: 'ws://x', protocolBinding: 'WEBSOCKET', protocolVersion: '1.0' }] }, 'u')).toThrow(
+      /no binding Synapse speaks/,
+    );
   });
 });
 
@@ -94,7 +101,17 @@ describe('external store', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ext-store-'));
     dirs.push(dir);
     const store = new ExternalStore(path.join(dir, 'external'));
-    const base = { url: 'http://x', card_url: 'http://x/.well-known/agent-card.json', protocol_version: '1.0' as const, name: 'X', description: '', headers: { authorization: 'Bearer t' }, card: { name: 'X' }, added_at: 'a', updated_at: 'a' };
+    const base = {
+      url: 'http://x',
+      card_url: 'http://x/.well-known/agent-card.json',
+      protocol_version: '1.0' as const,
+      name: 'X',
+      description: '',
+      headers: { authorization: 'Bearer t' },
+      card: { name: 'X' },
+      added_at: 'a',
+      updated_at: 'a',
+    };
     store.save({ ...base, alias: 'zed' });
     store.save({ ...base, alias: 'alpha' });
     expect(store.list().map((a) => a.alias)).toEqual(['alpha', 'zed']);

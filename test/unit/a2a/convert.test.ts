@@ -24,7 +24,14 @@ describe('states', () => {
   it('map both ways for the six shared states', () => {
     const ours: TaskState[] = ['submitted', 'working', 'input-required', 'completed', 'failed', 'canceled'];
     for (const s of ours) expect(fromSdkState(toSdkState(s))).toBe(s);
-    expect(ours.map(toSdkState)).toEqual([SdkState.TASK_STATE_SUBMITTED, SdkState.TASK_STATE_WORKING, SdkState.TASK_STATE_INPUT_REQUIRED, SdkState.TASK_STATE_COMPLETED, SdkState.TASK_STATE_FAILED, SdkState.TASK_STATE_CANCELED]);
+    expect(ours.map(toSdkState)).toEqual([
+      SdkState.TASK_STATE_SUBMITTED,
+      SdkState.TASK_STATE_WORKING,
+      SdkState.TASK_STATE_INPUT_REQUIRED,
+      SdkState.TASK_STATE_COMPLETED,
+      SdkState.TASK_STATE_FAILED,
+      SdkState.TASK_STATE_CANCELED,
+    ]);
   });
 
   it('fold the SDK-only states into the nearest Synapse state', () => {
@@ -46,7 +53,10 @@ describe('parts', () => {
   });
 
   it('keeps a non-object data value under `value` and drops empty parts', () => {
-    expect(fromSdkPart({ content: { $case: 'data', value: [1, 2] }, mediaType: '', filename: '', metadata: undefined })).toEqual({ type: 'data', data: { value: [1, 2] } });
+    expect(fromSdkPart({ content: { $case: 'data', value: [1, 2] }, mediaType: '', filename: '', metadata: undefined })).toEqual({
+      type: 'data',
+      data: { value: [1, 2] },
+    });
     expect(fromSdkPart({ content: undefined, mediaType: '', filename: '', metadata: undefined })).toBeNull();
   });
 });
@@ -60,7 +70,15 @@ describe('task view', () => {
     expect(view.history[0]).toMatchObject({ messageId: 'm-1', role: Role.ROLE_USER, taskId: 't1', contextId: 'c1' });
     expect(view.metadata).toEqual({
       trace: 'x',
-      synapse: { kind: 'message', response_mode: 'wait', sender: { sender_id: 'synapse-claude-8100' }, priority: 4, receipt: { state: 'answered', queued_at: '2026-01-01T00:00:00.000Z' }, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:01.000Z' },
+      synapse: {
+        kind: 'message',
+        response_mode: 'wait',
+        sender: { sender_id: 'synapse-claude-8100' },
+        priority: 4,
+        receipt: { state: 'answered', queued_at: '2026-01-01T00:00:00.000Z' },
+        created_at: '2026-01-01T00:00:00.000Z',
+        updated_at: '2026-01-01T00:00:01.000Z',
+      },
     });
   });
 
@@ -81,14 +99,24 @@ describe('task view', () => {
 
 describe('send options from A2A metadata', () => {
   it('defaults to priority 3 and response mode wait, keeping the client metadata', () => {
-    expect(sendOptions({ trace: 'abc' }, undefined, 'm1')).toEqual({ priority: 3, metadata: { kind: 'message', response_mode: 'wait', a2a_message_id: 'm1', a2a_metadata: { trace: 'abc' } } });
+    expect(sendOptions({ trace: 'abc' }, undefined, 'm1')).toEqual({
+      priority: 3,
+      metadata: { kind: 'message', response_mode: 'wait', a2a_message_id: 'm1', a2a_metadata: { trace: 'abc' } },
+    });
   });
 
   it('reads metadata.synapse; the message wins over the request; junk is ignored', () => {
-    const o = sendOptions({ synapse: { priority: 5, response_mode: 'silent', sender: { sender_id: 'synapse-codex-8120', sender_name: 7 } } }, { synapse: { priority: 2 }, other: 1 }, 'm2');
+    const o = sendOptions(
+      { synapse: { priority: 5, response_mode: 'silent', sender: { sender_id: 'synapse-codex-8120', sender_name: 7 } } },
+      { synapse: { priority: 2 }, other: 1 },
+      'm2',
+    );
     expect(o.priority).toBe(5);
     expect(o.metadata).toMatchObject({ response_mode: 'silent', sender: { sender_id: 'synapse-codex-8120' }, a2a_metadata: { other: 1 } });
-    expect(sendOptions({ synapse: { priority: 9, response_mode: 'loud' } }, undefined, 'm3')).toMatchObject({ priority: 3, metadata: { response_mode: 'wait' } });
+    expect(sendOptions({ synapse: { priority: 9, response_mode: 'loud' } }, undefined, 'm3')).toMatchObject({
+      priority: 3,
+      metadata: { response_mode: 'wait' },
+    });
   });
 });
 

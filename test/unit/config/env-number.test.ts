@@ -34,7 +34,9 @@ describe('numberSetting', () => {
   });
 
   it('refuses a fraction where a whole number is needed, and a value outside the range', () => {
-    expect(failure(() => numberSetting({ SYNAPSE_X: '1.5' }, 'SYNAPSE_X', bytes)).message).toBe('SYNAPSE_X must be a whole number of bytes (at least 0), got "1.5"');
+    expect(failure(() => numberSetting({ SYNAPSE_X: '1.5' }, 'SYNAPSE_X', bytes)).message).toBe(
+      'SYNAPSE_X must be a whole number of bytes (at least 0), got "1.5"',
+    );
     expect(failure(() => numberSetting({ SYNAPSE_X: '-1' }, 'SYNAPSE_X', bytes)).message).toContain('got "-1"');
     expect(failure(() => numberSetting({ SYNAPSE_PORT: '70000' }, 'SYNAPSE_PORT', { integer: true, min: 1, max: 65535 })).message).toBe(
       'SYNAPSE_PORT must be a whole number from 1 to 65535, got "70000"',

@@ -8,7 +8,17 @@ const FOOTER = [' workspace (/directory)      sandbox      /model', ' /tmp/proje
 
 describe('gemini input box', () => {
   it('reads wrapped unsent input spread over several rows (a lost CR must not look delivered)', () => {
-    const screen = ['                ? for shortcuts', '─'.repeat(80), ' Shift+Tab to accept edits', TOP, ' > A2A: [SYNAPSE] You are agent synapse-gemini-8110, part of', '   a Synapse A2A team. Fetch your identity with curl', '', BOTTOM, ...FOOTER];
+    const screen = [
+      '                ? for shortcuts',
+      '─'.repeat(80),
+      ' Shift+Tab to accept edits',
+      TOP,
+      ' > A2A: [SYNAPSE] You are agent synapse-gemini-8110, part of',
+      '   a Synapse A2A team. Fetch your identity with curl',
+      '',
+      BOTTOM,
+      ...FOOTER,
+    ];
     const view = viewOf(screen);
     expect(geminiProfile.inputText(view)).toContain('You are agent synapse-gemini-8110');
     expect(geminiProfile.inputText(view)).toContain('Fetch your identity');

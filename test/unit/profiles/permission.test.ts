@@ -42,7 +42,14 @@ describe('parseNumberedDialog', () => {
   });
 
   it('reads a dialog drawn in a box', () => {
-    const screen = ['│ Allow execution of [Shell]?            │', '│                                        │', '│ ● 1. Allow once                        │', '│   2. Allow for this session            │', '│   3. No, suggest changes (esc)         │', '╰────────────────────────────────────────╯'];
+    const screen = [
+      '│ Allow execution of [Shell]?            │',
+      '│                                        │',
+      '│ ● 1. Allow once                        │',
+      '│   2. Allow for this session            │',
+      '│   3. No, suggest changes (esc)         │',
+      '╰────────────────────────────────────────╯',
+    ];
     const p = parseNumberedDialog(screen, /Allow execution of/);
     expect(p?.choices.map((c) => c.key)).toEqual(['1', '2', '3']);
     expect(p?.choices[2]?.label).toBe('No, suggest changes (esc)');
@@ -60,7 +67,11 @@ describe('pickChoice', () => {
     { key: '3', label: 'No' },
   ];
   it('maps deny to a Reject choice (OpenCode) as well as to No', () => {
-    const row = [{ key: '1', label: 'Allow once' }, { key: '2', label: 'Allow always' }, { key: '3', label: 'Reject' }];
+    const row = [
+      { key: '1', label: 'Allow once' },
+      { key: '2', label: 'Allow always' },
+      { key: '3', label: 'Reject' },
+    ];
     expect(pickChoice(row, 'deny')?.key).toBe('3');
     expect(pickChoice(row, 'approve')?.key).toBe('1');
   });
@@ -75,7 +86,15 @@ describe('pickChoice', () => {
 });
 
 describe('menuKeys', () => {
-  const prompt = { prompt: 'q', selected: '1', choices: [{ key: '1', label: 'Yes' }, { key: '2', label: 'Always' }, { key: '3', label: 'No' }] };
+  const prompt = {
+    prompt: 'q',
+    selected: '1',
+    choices: [
+      { key: '1', label: 'Yes' },
+      { key: '2', label: 'Always' },
+      { key: '3', label: 'No' },
+    ],
+  };
   it('moves from the highlighted row to the choice, then presses Enter', () => {
     expect(menuKeys(prompt, prompt.choices[2]!)).toEqual(['\x1b[B', '\x1b[B', '\r']);
     expect(menuKeys({ ...prompt, selected: '3' }, prompt.choices[0]!)).toEqual(['\x1b[A', '\x1b[A', '\r']);
@@ -150,7 +169,11 @@ describe('answerKeys: how each CLI takes an answer', () => {
   });
 
   it('moves along the row for OpenCode', () => {
-    const row = [{ key: '1', label: 'Allow once' }, { key: '2', label: 'Allow always' }, { key: '3', label: 'Reject' }];
+    const row = [
+      { key: '1', label: 'Allow once' },
+      { key: '2', label: 'Allow always' },
+      { key: '3', label: 'Reject' },
+    ];
     expect(answerKeys(profile('opencode'), { prompt: 'q', choices: row, selected: '2' }, row[2]!)).toEqual([RIGHT, '\r']);
   });
 });

@@ -35,7 +35,10 @@ describe('recorded turns, never seen busy: an end-of-turn row ends the turn at o
       });
     }
   }
-  for (const [cli, profile] of [['gemini', geminiProfile], ['copilot', copilotProfile]] as Array<[string, Profile]>) {
+  for (const [cli, profile] of [
+    ['gemini', geminiProfile],
+    ['copilot', copilotProfile],
+  ] as Array<[string, Profile]>) {
     for (const turn of recordedTurns(cli)) {
       it(`${cli} ${turn}: has no end-of-turn row, so the still screen must hold for 500 ms`, () => {
         const { before, after, user } = recordedTurn(cli, turn);
@@ -67,11 +70,16 @@ describe('claude: the `✻ Worked for` row (d200831)', () => {
     const { after, user } = recordedTurn('claude', 'text-multiline');
     const noRow = replaceRow(after, /^✻ Cogitated for 0s/);
     expect(noRow.some((r) => /^✻ Brewed for 0s/.test(r))).toBe(true);
-    playTurn(claudeProfile, user, [], [
-      { screen: noRow, reading: 'READY', expect: 'idle' },
-      { wait: 499, expect: 'idle' },
-      { wait: 1, expect: 'finished' },
-    ]);
+    playTurn(
+      claudeProfile,
+      user,
+      [],
+      [
+        { screen: noRow, reading: 'READY', expect: 'idle' },
+        { wait: 499, expect: 'idle' },
+        { wait: 1, expect: 'finished' },
+      ],
+    );
   });
 });
 

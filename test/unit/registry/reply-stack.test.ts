@@ -13,7 +13,12 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const reply = (task_id: string, sender_id: string | null = null): ReplyEntry => ({
-  sender_id, sender_name: null, sender_endpoint: null, task_id, sender_task_id: null, received_at: '2025-01-01T00:00:00Z',
+  sender_id,
+  sender_name: null,
+  sender_endpoint: null,
+  task_id,
+  sender_task_id: null,
+  received_at: '2025-01-01T00:00:00Z',
 });
 
 describe('ReplyStack', () => {

@@ -109,7 +109,9 @@ describe('checkRegistryEntry', () => {
     const { heartbeat_at: _, ...noBeat } = entry('echo', 8190);
     expect(checkRegistryEntry(noBeat).problem).toBe('not a Synapse registry entry: heartbeat_at is missing');
     expect(checkRegistryEntry({ ...entry('echo', 8190), port: '8190' }).problem).toBe('not a Synapse registry entry: port is not an integer');
-    expect(checkRegistryEntry({ agent_id: 'x' }).problem).toMatch(/^not a Synapse registry entry: agent_id is not synapse-<type>-<port>, agent_type is missing, name is missing \(\+\d+ more\)$/);
+    expect(checkRegistryEntry({ agent_id: 'x' }).problem).toMatch(
+      /^not a Synapse registry entry: agent_id is not synapse-<type>-<port>, agent_type is missing, name is missing \(\+\d+ more\)$/,
+    );
   });
 
   it('fills the optional fields an older writer leaves out', () => {

@@ -25,7 +25,12 @@ const WORKED = /^✻ Worked for \d+s/;
 
 /** The stand-in's end-of-turn row, counted only after this message's echo (as the real profiles do). */
 const turnEnded = (lines: string[], userText: string) => {
-  const start = afterLastEcho(lines, userText, (r) => r.startsWith(PROMPT), (r) => r.slice(PROMPT.length));
+  const start = afterLastEcho(
+    lines,
+    userText,
+    (r) => r.startsWith(PROMPT),
+    (r) => r.slice(PROMPT.length),
+  );
   return start > 0 && lines.slice(start).some((r) => WORKED.test(r));
 };
 
@@ -167,17 +172,28 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
     // before its first turn starts. The old idle window ended the task there, with no reply.
     const STARTED = /^▣ /;
     const turnStarted = (lines: string[], userText: string) => {
-      const start = afterLastEcho(lines, userText, (r) => r.startsWith(PROMPT), (r) => r.slice(PROMPT.length));
+      const start = afterLastEcho(
+        lines,
+        userText,
+        (r) => r.startsWith(PROMPT),
+        (r) => r.slice(PROMPT.length),
+      );
       return start > 0 && lines.slice(start).some((r) => STARTED.test(r));
     };
     const profile: Profile = { ...echoProfile, turn: screenTurns({ idleConfirmMs: 150, ended: turnEnded, started: turnStarted }) };
-    const r = await rig(profile, (text) => ({ gapMs: 600, frames: [`${echoed(text)}${PROMPT}`, `\r\x1b[2K▣ started\r\nthe answer\r\n✻ Worked for 0s\r\n${PROMPT}`] }));
+    const r = await rig(profile, (text) => ({
+      gapMs: 600,
+      frames: [`${echoed(text)}${PROMPT}`, `\r\x1b[2K▣ started\r\nthe answer\r\n✻ Worked for 0s\r\n${PROMPT}`],
+    }));
     const task = r.send('slow to start');
     await until(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
     expect(r.turnsDone[0]?.output).toBe('▣ started\nthe answer\n✻ Worked for 0s');
 
     // A CLI that never starts the turn still ends the task, after startMs of a still screen.
-    const stuck = await rig({ ...echoProfile, turn: screenTurns({ idleConfirmMs: 150, ended: turnEnded, started: turnStarted, startMs: 400 }) }, (text) => ({ gapMs: 0, frames: [`${echoed(text)}${PROMPT}`] }));
+    const stuck = await rig({ ...echoProfile, turn: screenTurns({ idleConfirmMs: 150, ended: turnEnded, started: turnStarted, startMs: 400 }) }, (text) => ({
+      gapMs: 0,
+      frames: [`${echoed(text)}${PROMPT}`],
+    }));
     const lost = stuck.send('never started');
     const sent = Date.now();
     await until(() => stuck.tasks.get(lost.id).status.state === 'completed', 5000, 'the task to complete');
@@ -210,15 +226,27 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
     // Copilot CLI animates its logo for seconds after start-up. The settle window watches the
     // reply (read after this message's echo, as the real profiles read it), not every cell.
     const cleanOutput: Profile['cleanOutput'] = (lines, userText) => {
-      const start = afterLastEcho(lines, userText, (r) => r.startsWith(PROMPT), (r) => r.slice(PROMPT.length));
-      return lines.slice(start).filter((r) => r.trim() !== '' && !r.startsWith(PROMPT)).join('\n');
+      const start = afterLastEcho(
+        lines,
+        userText,
+        (r) => r.startsWith(PROMPT),
+        (r) => r.slice(PROMPT.length),
+      );
+      return lines
+        .slice(start)
+        .filter((r) => r.trim() !== '' && !r.startsWith(PROMPT))
+        .join('\n');
     };
     const logo = (n: number) => `\x1b7\x1b[1;1H\x1b[2Klogo ${n}\x1b8`;
     const profile: Profile = { ...echoProfile, turn: screenTurns({ idleConfirmMs: 600_000, ended: turnEnded, settleMs: 150 }), cleanOutput };
     // A frame every 60 ms: each is read (40 ms after it), and none leaves the screen still for 150 ms.
-    const r = await rig(profile, (text) => ({ gapMs: 60, frames: [`${echoed(text)}the answer\r\n✻ Worked for 0s\r\n${PROMPT}`, ...Array.from({ length: 40 }, (_, i) => logo(i + 1))] }), {
-      history: 'logo 0\r\n',
-    });
+    const r = await rig(
+      profile,
+      (text) => ({ gapMs: 60, frames: [`${echoed(text)}the answer\r\n✻ Worked for 0s\r\n${PROMPT}`, ...Array.from({ length: 40 }, (_, i) => logo(i + 1))] }),
+      {
+        history: 'logo 0\r\n',
+      },
+    );
     const task = r.send('hi');
     await until(() => r.tasks.get(task.id).status.state === 'completed', 5000, 'the task to complete');
     expect(r.turnsDone[0]?.output).toBe('the answer\n✻ Worked for 0s');
@@ -304,7 +332,8 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
     const profile: Profile = { ...echoProfile, interrupt: { kind: 'key', key: '\x1b', retryMs: 300 } };
     const r = await rig(
       profile,
-      (text) => (text.includes('urgent') ? { gapMs: 0, frames: [`\r\nthe answer\r\n${PROMPT}`] } : { gapMs: 0, frames: [`\r\n⠋ Thinking… (esc to interrupt)`] }),
+      (text) =>
+        text.includes('urgent') ? { gapMs: 0, frames: [`\r\nthe answer\r\n${PROMPT}`] } : { gapMs: 0, frames: [`\r\n⠋ Thinking… (esc to interrupt)`] },
       // The first press is lost; the second one stops the turn.
       { onInterrupt: () => (++presses === 1 ? { gapMs: 0, frames: [] } : { gapMs: 0, frames: [`\r\x1b[2K${PROMPT}`] }) },
     );
@@ -318,13 +347,14 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
     expect(presses).toBe(2);
   });
 
-  it('after an interrupt, waits the profile\'s interrupt.settleMs before typing the next message', async () => {
+  it("after an interrupt, waits the profile's interrupt.settleMs before typing the next message", async () => {
     // Like Copilot CLI: idle-looking at once after the interrupt key, the old turn only wound down
     // (`Operation cancelled`) 200 ms later; input typed before that would be lost with it.
     const profile: Profile = { ...echoProfile, interrupt: { kind: 'key', key: '\x1b', settleMs: 400 } };
     const r = await rig(
       profile,
-      (text) => (text.includes('urgent') ? { gapMs: 0, frames: [`\r\nthe answer\r\n${PROMPT}`] } : { gapMs: 0, frames: [`\r\n⠋ Thinking… (esc to interrupt)`] }),
+      (text) =>
+        text.includes('urgent') ? { gapMs: 0, frames: [`\r\nthe answer\r\n${PROMPT}`] } : { gapMs: 0, frames: [`\r\n⠋ Thinking… (esc to interrupt)`] },
       { onInterrupt: () => ({ gapMs: 200, frames: [`\r\x1b[2K${PROMPT}`, `\r\x1b[2KOperation cancelled\r\n${PROMPT}`] }) },
     );
     const slow = r.send('slow');

@@ -13,8 +13,16 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 function task(text: string, metadata: Task['metadata'] = {}): Task {
   const now = new Date().toISOString();
   return {
-    id: 'task-1', context_id: 'c', status: { state: 'submitted', timestamp: now }, message: { role: 'user', parts: [{ type: 'text', text }] },
-    artifacts: [], metadata, priority: 3, receipt: { state: 'queued', queued_at: now }, created_at: now, updated_at: now,
+    id: 'task-1',
+    context_id: 'c',
+    status: { state: 'submitted', timestamp: now },
+    message: { role: 'user', parts: [{ type: 'text', text }] },
+    artifacts: [],
+    metadata,
+    priority: 3,
+    receipt: { state: 'queued', queued_at: now },
+    created_at: now,
+    updated_at: now,
   };
 }
 

@@ -142,8 +142,23 @@ describe('task board', () => {
       { id: z, subject: 'z', blocked_by: [x, y] },
     ]);
     expect(plan.map((t) => t.blocked)).toEqual([false, true, true]);
-    expect(findCycle(new Map([['a', ['b']], ['b', ['c']], ['c', []]]))).toBeNull();
-    expect(findCycle(new Map([['a', ['b']], ['b', ['a']]]))).toEqual(['a', 'b', 'a']);
+    expect(
+      findCycle(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', []],
+        ]),
+      ),
+    ).toBeNull();
+    expect(
+      findCycle(
+        new Map([
+          ['a', ['b']],
+          ['b', ['a']],
+        ]),
+      ),
+    ).toEqual(['a', 'b', 'a']);
   });
 
   it('purges old finished tasks but keeps those an unfinished task still waits for', () => {
@@ -160,7 +175,12 @@ describe('task board', () => {
     expect(dry.skipped.map((s) => [s.task.subject, s.waiting])).toEqual([['blocker', [waiting.id]]]);
     expect(board.list()).toHaveLength(4);
     board.purge({ statuses: ['completed', 'failed'], olderThanMs: 7 * 86_400_000 });
-    expect(board.list().map((t) => t.subject).sort()).toEqual(['blocker', 'recent', 'waiting']);
+    expect(
+      board
+        .list()
+        .map((t) => t.subject)
+        .sort(),
+    ).toEqual(['blocker', 'recent', 'waiting']);
   });
 
   it('drives a linked task from its A2A task: claim on start, complete or fail at the end', () => {
@@ -205,7 +225,9 @@ describe('task board schema', () => {
   it('upgrades a v1 file in place, keeping its tasks and dropping duplicated A2A links', () => {
     const file = path.join(dir, 'v1.db');
     const v1 = openDatabase(file, BOARD_MIGRATIONS.slice(0, 1));
-    const ins = v1.prepare(`INSERT INTO tasks (id, subject, a2a_task_id, created_at, updated_at) VALUES (?, ?, ?, '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')`);
+    const ins = v1.prepare(
+      `INSERT INTO tasks (id, subject, a2a_task_id, created_at, updated_at) VALUES (?, ?, ?, '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')`,
+    );
     ins.run('11111111-0000-4000-8000-000000000001', 'first', 'dup');
     ins.run('22222222-0000-4000-8000-000000000002', 'second', 'dup');
     v1.prepare(`INSERT INTO task_deps VALUES (?, ?)`).run('22222222-0000-4000-8000-000000000002', '11111111-0000-4000-8000-000000000001');

@@ -5,7 +5,16 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Task, TaskState } from '../../../src/agent-api/task.js';
 import { csvField, writeExport } from '../../../src/store/history-export.js';
-import { HistoryRecorder, HistoryStore, closeHistoryRecorders, historyDbPath, historyEnabled, isRecordable, recordFinishedTask, type HistoryAgent } from '../../../src/store/history.js';
+import {
+  HistoryRecorder,
+  HistoryStore,
+  closeHistoryRecorders,
+  historyDbPath,
+  historyEnabled,
+  isRecordable,
+  recordFinishedTask,
+  type HistoryAgent,
+} from '../../../src/store/history.js';
 
 let home: string;
 let env: Record<string, string>;
@@ -17,7 +26,10 @@ const bob: HistoryAgent = { agent_id: 'synapse-codex-8120', name: 'bob', agent_t
 
 let seq = 0;
 /** A finished task: queued at `t`, delivered 1 s later, finished after `turnMs` more. */
-function finished(state: TaskState, opts: { id?: string; input?: string; output?: string; t?: number; turnMs?: number; metadata?: Task['metadata']; message?: string } = {}): Task {
+function finished(
+  state: TaskState,
+  opts: { id?: string; input?: string; output?: string; t?: number; turnMs?: number; metadata?: Task['metadata']; message?: string } = {},
+): Task {
   const t = opts.t ?? Date.parse('2026-03-01T10:00:00Z') + seq * 60_000;
   seq++;
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -30,7 +42,12 @@ function finished(state: TaskState, opts: { id?: string; input?: string; output?
     artifacts: opts.output === undefined ? [] : [{ artifact_id: 'a', name: 'response', parts: [{ type: 'text', text: opts.output }] }],
     metadata: { kind: 'message', sender: { sender_id: 'synapse-gemini-8110', sender_name: 'carol', sender_type: 'gemini' }, ...(opts.metadata ?? {}) },
     priority: 3,
-    receipt: { state: state === 'completed' ? 'answered' : state === 'failed' ? 'failed' : 'canceled', queued_at: iso(t), delivered_at: iso(t + 1000), ...(state === 'completed' ? { answered_at: iso(done) } : {}) },
+    receipt: {
+      state: state === 'completed' ? 'answered' : state === 'failed' ? 'failed' : 'canceled',
+      queued_at: iso(t),
+      delivered_at: iso(t + 1000),
+      ...(state === 'completed' ? { answered_at: iso(done) } : {}),
+    },
     created_at: iso(t),
     updated_at: iso(done),
   };
@@ -81,7 +98,14 @@ describe('history store', () => {
   it('recording a task again updates its entry (an explicit reply replaces captured output)', () => {
     const t = finished('completed', { output: 'captured screen output', metadata: { reply_source: 'output' } });
     store.record(t, alice);
-    store.record({ ...t, artifacts: [{ artifact_id: 'b', name: 'response', parts: [{ type: 'text', text: 'the real answer' }] }], metadata: { ...t.metadata, reply_source: 'reply' } }, alice);
+    store.record(
+      {
+        ...t,
+        artifacts: [{ artifact_id: 'b', name: 'response', parts: [{ type: 'text', text: 'the real answer' }] }],
+        metadata: { ...t.metadata, reply_source: 'reply' },
+      },
+      alice,
+    );
     expect(store.list()).toHaveLength(1);
     expect(store.list()[0]).toMatchObject({ output: 'the real answer', reply_source: 'reply' });
     expect(store.search(['captured'])).toEqual([]);
@@ -103,7 +127,9 @@ describe('history store', () => {
     store.record(finished('completed', { id: 'abcd1111-0000-4000-8000-000000000000' }), alice);
     store.record(finished('completed', { id: 'abcd2222-0000-4000-8000-000000000000' }), alice);
     expect(store.find('abcd1').task_id).toBe('abcd1111-0000-4000-8000-000000000000');
-    expect(() => store.find('abcd')).toThrowError(expect.objectContaining({ code: 'ambiguous_task', message: expect.stringMatching(/abcd1111.*\n.*abcd2222|abcd2222.*\n.*abcd1111/s) }));
+    expect(() => store.find('abcd')).toThrowError(
+      expect.objectContaining({ code: 'ambiguous_task', message: expect.stringMatching(/abcd1111.*\n.*abcd2222|abcd2222.*\n.*abcd1111/s) }),
+    );
     expect(() => store.find('ffff')).toThrowError(expect.objectContaining({ code: 'task_not_found' }));
     expect(() => store.find('abcd%')).toThrowError(expect.objectContaining({ code: 'task_not_found' }));
   });
@@ -120,7 +146,12 @@ describe('history store', () => {
     store.record(finished('completed', { input: 'fix the login form validation', output: 'validation fixed' }), alice);
     store.record(finished('completed', { input: 'write the migration', output: 'migrations written for postgres' }), bob);
     store.record(finished('failed', { input: 'deploy the login service', output: '' }), bob);
-    expect(store.search(['login']).map((e) => e.input).sort()).toEqual(['deploy the login service', 'fix the login form validation']);
+    expect(
+      store
+        .search(['login'])
+        .map((e) => e.input)
+        .sort(),
+    ).toEqual(['deploy the login service', 'fix the login form validation']);
     expect(store.search(['login', 'validation'], { logic: 'AND' }).map((e) => e.input)).toEqual(['fix the login form validation']);
     expect(store.search(['login', 'postgres'], { logic: 'OR' })).toHaveLength(3);
     expect(store.search(['migra'])).toHaveLength(1);

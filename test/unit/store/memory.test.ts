@@ -51,7 +51,12 @@ describe('shared memory', () => {
     expect(hits.map((h) => h.key)).toEqual(['deploy-notes', 'release', 'more-words', 'misc']);
     expect(hits[0]!.score).toBeGreaterThan(hits[3]!.score);
     // Any word may match; notes matching more of them come first. Prefixes match too.
-    expect(mem.search('docker runbook').map((h) => h.key).sort()).toEqual(['deploy-notes', 'release']);
+    expect(
+      mem
+        .search('docker runbook')
+        .map((h) => h.key)
+        .sort(),
+    ).toEqual(['deploy-notes', 'release']);
     expect(mem.search('routin')[0]!.key).toBe('more-words');
   });
 
@@ -91,7 +96,9 @@ describe('shared memory', () => {
   });
 
   it('builds a one-line notice', () => {
-    expect(memoryNotice('my key', 'line one\nline two', 'alice')).toBe('[shared memory] alice saved "my key": line one line two (read it: synapse memory show "my key")');
+    expect(memoryNotice('my key', 'line one\nline two', 'alice')).toBe(
+      '[shared memory] alice saved "my key": line one line two (read it: synapse memory show "my key")',
+    );
   });
 });
 
@@ -99,7 +106,9 @@ describe('memory schema', () => {
   it('upgrades a v1 file and makes its existing notes searchable', () => {
     const file = path.join(dir, 'v1.db');
     const v1 = openDatabase(file, MEMORY_MIGRATIONS.slice(0, 1));
-    v1.prepare(`INSERT INTO memories (key, content, tags, author, created_at, updated_at) VALUES ('legacy', 'written before search existed', '["old"]', 'alice', 'x', 'x')`).run();
+    v1.prepare(
+      `INSERT INTO memories (key, content, tags, author, created_at, updated_at) VALUES ('legacy', 'written before search existed', '["old"]', 'alice', 'x', 'x')`,
+    ).run();
     v1.close();
     const m = new SharedMemory(file);
     expect(m.schemaVersion()).toBe(2);

@@ -19,7 +19,10 @@ beforeEach(() => {
   file = path.join(dir, 'agent.db');
   db = openDatabase(file, AGENT_DB_MIGRATIONS);
   now = Date.parse('2026-02-01T00:00:00Z');
-  store = new WebhookStore(db, clockFrom(() => (now += 1000)));
+  store = new WebhookStore(
+    db,
+    clockFrom(() => (now += 1000)),
+  );
 });
 
 afterEach(() => {
@@ -91,7 +94,9 @@ describe('webhook store', () => {
     const insert = db.prepare("INSERT INTO webhooks (id, url, events, secret, created_at, updated_at) VALUES (?, ?, '[]', NULL, '2026-01-01', '2026-01-01')");
     insert.run('abcd1111-0000-4000-8000-000000000000', 'http://127.0.0.1:9/a');
     insert.run('abcd2222-0000-4000-8000-000000000000', 'http://127.0.0.1:9/b');
-    expect(() => store.remove('abcd')).toThrowError(expect.objectContaining({ code: 'conflict', message: expect.stringContaining('abcd2222-0000-4000-8000-000000000000') }));
+    expect(() => store.remove('abcd')).toThrowError(
+      expect.objectContaining({ code: 'conflict', message: expect.stringContaining('abcd2222-0000-4000-8000-000000000000') }),
+    );
     expect(store.remove('abcd1').url).toBe('http://127.0.0.1:9/a');
     expect(store.list().map((w) => w.url)).toEqual(['http://127.0.0.1:9/b']);
   });
@@ -138,7 +143,10 @@ describe('webhook store', () => {
 
   it('migration 2 upgrades an existing v1 agent database and keeps its tasks', () => {
     const old = path.join(dir, 'v1.db');
-    const v1 = openDatabase(old, AGENT_DB_MIGRATIONS.filter((m) => m.version === 1));
+    const v1 = openDatabase(
+      old,
+      AGENT_DB_MIGRATIONS.filter((m) => m.version === 1),
+    );
     v1.prepare("INSERT INTO tasks (id, state, priority, created_at, updated_at, body) VALUES ('t1', 'completed', 3, 'x', 'x', '{}')").run();
     expect(v1.pragma('user_version', { simple: true })).toBe(1);
     v1.close();
