@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { processIo, type CommandIo } from '../io.js';
+import type { ExternalAgent } from '../../a2a/external-store.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -183,29 +184,10 @@ export function registerExternalCommands(program: Command): void {
     .action((alias: string, message: string, flags: ExternalSendFlags) => sendToExternalAgent(alias, message, flags, processIo()));
 }
 
-interface Summary {
-  alias: string;
-  name: string;
-  description: string;
-  url: string;
-  card_url: string;
-  protocol_version: string;
-  header_names: string[];
-  added_at: string;
-  updated_at: string;
-}
+/** What `external list/info` show of a stored agent: everything but the header values (secrets). */
+type Summary = Omit<ExternalAgent, 'headers' | 'card'> & { header_names: string[] };
 
-function summary(a: {
-  alias: string;
-  name: string;
-  description: string;
-  url: string;
-  card_url: string;
-  protocol_version: string;
-  headers: Record<string, string>;
-  added_at: string;
-  updated_at: string;
-}): Summary {
+function summary(a: ExternalAgent): Summary {
   return {
     alias: a.alias,
     name: a.name,

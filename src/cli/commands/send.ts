@@ -3,7 +3,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { requestJson } from '../../a2a/http-json.js';
 import { followSse } from '../../a2a/sse-client.js';
-import type { Part, ResponseMode, Task } from '../../agent-api/task.js';
+import type { Part, ResponseMode, SenderInfo, Task } from '../../agent-api/task.js';
 import { numberSetting } from '../../config/env-number.js';
 import { loadSettings } from '../../config/settings.js';
 import { SynapseError } from '../../errors.js';
@@ -158,6 +158,13 @@ function senderOf(live: RegistryEntry[], from: string | undefined, io: CommandIo
   return sender;
 }
 
+/** Who sent it, as the receiving agent reads it from a message's metadata (nothing for a human). */
+function senderMetadata(sender: ReturnType<typeof resolveSender>): { sender?: SenderInfo } {
+  if (!sender.id) return {};
+  const extra: SenderInfo = sender.entry ? { sender_type: sender.entry.agent_type, sender_endpoint: sender.entry.endpoint } : {};
+  return { sender: { sender_id: sender.id, sender_name: sender.entry?.name ?? sender.id, ...extra } };
+}
+
 /** A message goes to an agent of the sender's own project unless --force says otherwise. */
 function checkSameProject(live: RegistryEntry[], sender: ReturnType<typeof resolveSender>, target: RegistryEntry, cwd: string): void {
   const senderDir = sender.entry?.working_dir ?? cwd;
@@ -215,15 +222,7 @@ export async function sendCommand(
     message: { role: 'user', parts },
     metadata: {
       response_mode: mode,
-      ...(sender.id
-        ? {
-            sender: {
-              sender_id: sender.id,
-              sender_name: sender.entry?.name ?? sender.id,
-              ...(sender.entry ? { sender_type: sender.entry.agent_type, sender_endpoint: sender.entry.endpoint } : {}),
-            },
-          }
-        : {}),
+      ...senderMetadata(sender),
       ...(senderTaskId ? { sender_task_id: senderTaskId } : {}),
       ...(flags.task ? { board_task: true } : {}),
     },
@@ -316,15 +315,7 @@ export async function broadcastCommand(arg: string | undefined, flags: SendFlags
             metadata: {
               response_mode: mode,
               broadcast: true,
-              ...(sender.id
-                ? {
-                    sender: {
-                      sender_id: sender.id,
-                      sender_name: sender.entry?.name ?? sender.id,
-                      ...(sender.entry ? { sender_type: sender.entry.agent_type, sender_endpoint: sender.entry.endpoint } : {}),
-                    },
-                  }
-                : {}),
+              ...senderMetadata(sender),
             },
           },
           Date.now() + 10_000,
