@@ -81,7 +81,9 @@ export class TaskManager extends EventEmitter {
   }
 
   private stampReceipt(task: Task, state: ReceiptState, now: string): void {
-    task.receipt.state = state;
+    // A receipt only moves forward: a late "delivered" gets its time but never hides that the
+    // task was answered, failed or canceled.
+    if (!FINAL_RECEIPTS.has(task.receipt.state) || FINAL_RECEIPTS.has(state)) task.receipt.state = state;
     const key = (
       { delivered: 'delivered_at', delivery_unconfirmed: 'delivered_at', answered: 'answered_at', failed: 'failed_at', canceled: 'canceled_at' } as const
     )[state as Exclude<ReceiptState, 'queued'>];
@@ -107,6 +109,8 @@ export class TaskManager extends EventEmitter {
     return n;
   }
 }
+
+const FINAL_RECEIPTS: ReadonlySet<ReceiptState> = new Set(['answered', 'failed', 'canceled']);
 
 export function textArtifact(text: string, name = 'response'): Artifact {
   return { artifact_id: randomUUID(), name, parts: [{ type: 'text', text }] };
