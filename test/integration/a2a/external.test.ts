@@ -1,24 +1,35 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { cleanupAll, getJson, postJson, runCli, startHeadless, tempHome } from '../../support/synapse.js';
-import { plainSdkServer } from './plain-sdk-server.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { addExternalAgent, externalAgentInfo, sendToExternalAgent } from '../../../src/cli/commands/external.js';
+import { runCommand, runJson } from '../../support/cli-io.js';
+import { cleanupAll, getJson, postJson, runCli, startHeadless, tempHome, type AgentHandle } from '../../support/synapse.js';
 
-/** `synapse external …` and `/external/*` against a second echo agent and SDK-only servers. */
+/**
+ * External agents against two real Synapse echo agents (started once for the file): spawn smoke
+ * tests of `synapse external` (argument parsing, exit codes through main), Synapse's own agent
+ * as an external peer, and the `/external/*` routes. What the commands do against plain A2A SDK
+ * servers (1.0 and 0.3) is tested in-process in test/integration/cli/external.test.ts.
+ */
 const t = tempHome();
-const closers: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c();
+let a: AgentHandle;
+let b: AgentHandle;
+
+beforeAll(async () => {
+  [a, b] = await Promise.all([startHeadless('echo', { env: t.env }), startHeadless('echo', { env: t.env })]);
+}, 30_000);
+// Every test starts with no external agent (the CLI and agent a share this HOME's ~/.a2a/external).
+afterEach(() => fs.rmSync(path.join(t.home, '.a2a', 'external'), { recursive: true, force: true }));
+afterAll(async () => {
   await cleanupAll();
-  fs.rmSync(path.join(t.home, '.a2a', 'external'), { recursive: true, force: true });
+  t.cleanup();
 });
-afterAll(() => t.cleanup());
 
 const cli = (...args: string[]) => runCli(['external', ...args], { env: t.env, timeoutMs: 30_000 });
+const io = () => ({ env: t.env, cwd: t.home });
 
-describe('synapse external', () => {
-  it('adds an echo agent by URL, lists, shows, sends (return, wait, stream) and removes it', async () => {
-    const b = await startHeadless('echo', { env: t.env });
+describe('synapse external (spawned)', () => {
+  it('parses add, send and remove, and exits with the documented codes', async () => {
     const added = await cli('add', b.endpoint, '--alias', 'peer', '--header', 'X-Team=blue', '--json');
     expect(added.code, added.stderr).toBe(0);
     expect(JSON.parse(added.stdout)).toMatchObject({
@@ -27,47 +38,16 @@ describe('synapse external', () => {
       card_url: `${b.endpoint}/.well-known/agent-card.json`,
       header_names: ['X-Team'],
     });
-    const file = path.join(t.home, '.a2a', 'external', 'peer.json');
-    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
-
-    const list = JSON.parse((await cli('list', '--json')).stdout);
-    expect(list.map((a: any) => a.alias)).toEqual(['peer']);
-    const info = await cli('info', 'peer');
-    expect(info.stdout).toContain('JSONRPC 1.0');
-    expect(info.stdout).toContain('HTTP+JSON 1.0');
-
     const waited = await cli('send', 'peer', 'hello from outside', '--wait');
     expect(waited.code, waited.stderr).toBe(0);
     expect(waited.stdout).toMatch(/ECHO: .*hello from outside/);
-    const streamed = await cli('send', 'peer', 'stream from outside', '--stream', '--json');
-    expect(JSON.parse(streamed.stdout)).toMatchObject({ via: 'JSONRPC 1.0', state: 'completed' });
-    expect(JSON.parse(streamed.stdout).text).toContain('stream from outside');
-    const returned = JSON.parse((await cli('send', 'peer', 'fire and forget', '--json')).stdout);
-    const onB = (await getJson(`${b.endpoint}/tasks/${returned.task_id}`)).body.task;
-    expect(onB.message.parts[0].text).toBe('fire and forget');
-
     expect((await cli('remove', 'peer')).code).toBe(0);
     const gone = await cli('send', 'peer', 'anyone?');
     expect(gone.code).toBe(3);
     expect(gone.stderr).toMatch(/no external agent "peer"/);
   });
 
-  it('talks to plain SDK servers, A2A 1.0 and 0.3', async () => {
-    for (const version of ['1.0', '0.3'] as const) {
-      const plain = await plainSdkServer(version);
-      closers.push(plain.close);
-      const added = JSON.parse((await cli('add', plain.base, '--json')).stdout);
-      expect(added.protocol_version).toBe(version);
-      const alias = version === '1.0' ? 'plain-agent' : 'plain-legacy-agent';
-      expect(added.alias).toBe(alias);
-      const sent = await cli('send', alias, 'hi plain', '--wait', '--json');
-      expect(sent.code, sent.stderr).toBe(0);
-      expect(JSON.parse(sent.stdout)).toMatchObject({ text: 'plain: hi plain', state: 'completed', via: `JSONRPC ${version}` });
-    }
-  });
-
   it('refuses a URL that serves no A2A card', async () => {
-    const b = await startHeadless('echo', { env: t.env });
     const url = `${b.endpoint}/status.json`;
     const res = await cli('add', url);
     expect(res.code).toBe(1);
@@ -75,10 +55,23 @@ describe('synapse external', () => {
   });
 });
 
+describe("Synapse's own agent as an external peer", () => {
+  it('shows every interface of its card, delivers a returned send, and streams to completion', async () => {
+    await runJson((c) => addExternalAgent(b.endpoint, { alias: 'peer', json: true }, c), io());
+    const info = await runCommand((c) => externalAgentInfo('peer', {}, c), io());
+    expect(info.stdout).toContain('JSONRPC 1.0');
+    expect(info.stdout).toContain('HTTP+JSON 1.0');
+    const streamed = await runJson((c) => sendToExternalAgent('peer', 'stream from outside', { timeout: '30', stream: true, json: true }, c), io());
+    expect(streamed).toMatchObject({ via: 'JSONRPC 1.0', state: 'completed' });
+    expect(streamed.text).toContain('stream from outside');
+    const returned = await runJson((c) => sendToExternalAgent('peer', 'fire and forget', { timeout: '30', json: true }, c), io());
+    const onB = (await getJson(`${b.endpoint}/tasks/${returned.task_id}`)).body.task;
+    expect(onB.message.parts[0].text).toBe('fire and forget');
+  });
+});
+
 describe('/external routes', () => {
   it('discovers, lists, shows, sends to and forgets an external agent', async () => {
-    const a = await startHeadless('echo', { env: t.env });
-    const b = await startHeadless('echo', { env: t.env });
     const found = await postJson(`${a.endpoint}/external/discover`, { url: b.endpoint, alias: 'bee', headers: { authorization: 'Bearer x' } });
     expect(found.status).toBe(201);
     expect(found.body.agent).toMatchObject({ alias: 'bee', header_names: ['authorization'] });

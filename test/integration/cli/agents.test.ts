@@ -13,7 +13,9 @@ import { cleanupAll, freePort, getJson, startHeadless, tempHome, waitFor } from 
 
 /**
  * `synapse list / status / logs / stop / kill / start / profiles / doctor` in-process, against
- * real echo agents that work in a temp project (so their locks and board stay in it).
+ * real echo agents that work in a temp project (so their locks and board stay in it). The
+ * agent process itself and the spawn smoke tests (`start`'s detached agent, concurrent starts,
+ * exit codes through main) are in test/integration/runtime/lifecycle.test.ts.
  */
 
 const t = tempHome();
@@ -29,8 +31,10 @@ const io = (extra: Partial<IoOptions> = {}): IoOptions => ({ env: t.env, cwd: pr
 const run = (command: (io: CommandIo) => Promise<void> | void, extra?: Partial<IoOptions>) => runCommand(command, io(extra));
 const json = <T = any>(command: (io: CommandIo) => Promise<void> | void, extra?: Partial<IoOptions>) => runJson<T>(command, io(extra));
 
+const entryFile = (agentId: string) => path.join(t.env.SYNAPSE_REGISTRY_DIR!, `${agentId}.json`);
+
 describe('synapse list and status', () => {
-  it('lists the live agents with the file each edits, and shows one with its locks and board tasks', async () => {
+  it('lists the live agents with the file each edits, shows one with its locks and board tasks, resolves targets by name, type-port and type, and lists the candidates when several match', async () => {
     expect((await run((c) => listAgents({}, c))).stdout).toBe('No agents running. Start one with `synapse start echo` or `synapse claude`.\n');
     const a = await startHeadless('echo', { env: t.env, cwd: project, args: ['--name', 'one', '--role', 'first of two'] });
     const locks = FileSafetyStore.forProject(project, t.env);
@@ -49,15 +53,64 @@ describe('synapse list and status', () => {
     expect(table[1]).toMatch(new RegExp(`^${a.agentId}\\s+one\\s+echo\\s+first of two\\s+\\S+\\s+-\\s+${a.port}\\s+src/a\\.ts \\(\\+1\\)\\s+${project}$`));
 
     const status = await json((c) => agentStatus('one', { json: true }, c));
-    expect(status).toMatchObject({ agent_id: a.agentId, live: { ready_for_messages: true }, board_tasks: [{ id: task.id, subject: 'parse' }] });
+    expect(status).toMatchObject({
+      agent_id: a.agentId,
+      live: { ready_for_messages: true, status: 'READY' },
+      board_tasks: [{ id: task.id, subject: 'parse' }],
+    });
     expect(status.locks.map((l: { path: string }) => path.basename(l.path))).toEqual(['a.ts', 'b.ts']);
     const human = (await run((c) => agentStatus(`echo-${a.port}`, {}, c))).stdout;
     expect(human).toContain(`${a.agentId} (one)  echo  READY`);
     expect(human).toContain('  accepting    yes');
     expect(human).toContain(`  locks        ${path.join(project, 'src', 'a.ts')} (refactor), ${path.join(project, 'src', 'b.ts')}`);
     expect(human).toContain(`  board tasks  ${task.id.slice(0, 8)} pending parse`);
+    // A type's alias names it too, while exactly one agent of the type runs.
+    expect((await json((c) => agentStatus('dummy', { json: true }, c))).agent_id).toBe(a.agentId);
     const none = await run((c) => agentStatus('nobody', {}, c));
     expect(none.code).toBe(3);
+    expect(none.stderr).toContain('no agent matches "nobody"');
+
+    // A second live echo agent, as its registry entry (live: this process's pid, a fresh heartbeat).
+    const port = await freePort();
+    const two = `synapse-echo-${port}`;
+    const entry = JSON.parse(fs.readFileSync(entryFile(a.agentId), 'utf8'));
+    fs.writeFileSync(entryFile(two), JSON.stringify({ ...entry, agent_id: two, name: 'two', port, endpoint: `http://127.0.0.1:${port}`, pid: process.pid }));
+    try {
+      const ambiguous = await run((c) => agentStatus('echo', {}, c));
+      expect(ambiguous.code).toBe(3);
+      expect(ambiguous.stderr).toContain(a.agentId);
+      expect(ambiguous.stderr).toContain(two);
+    } finally {
+      fs.rmSync(entryFile(two), { force: true });
+    }
+  });
+
+  it('list and target resolution say which registry files they skipped and why, and leave them in place', async () => {
+    const own = tempHome();
+    try {
+      const dir = own.env.SYNAPSE_REGISTRY_DIR!;
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'broken.json'), '{ half');
+      fs.writeFileSync(
+        path.join(dir, 'synapse-claude-8100.json'),
+        JSON.stringify({ agent_id: 'synapse-claude-8100', agent_type: 'claude', port: 8100, pid: process.pid }),
+      );
+      const listed = await run((c) => listAgents({ json: true }, c), { env: own.env });
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout)).toEqual([]);
+      expect(listed.stderr).toContain(`skipped registry file ${path.join(dir, 'broken.json')}: not JSON`);
+      expect(listed.stderr).toContain(`skipped registry file ${path.join(dir, 'synapse-claude-8100.json')}: not a Synapse registry entry: name is missing`);
+      const table = await run((c) => listAgents({}, c), { env: own.env });
+      expect(table.stdout).toContain('No agents running');
+      expect(table.stderr.split('\n').filter((l) => l.startsWith('skipped registry file'))).toHaveLength(2);
+      const status = await run((c) => agentStatus('claude', {}, c), { env: own.env });
+      expect(status.code).toBe(3);
+      expect(status.stderr).toContain(`no agent matches "claude"`);
+      expect(status.stderr).toContain(`${path.join(dir, 'synapse-claude-8100.json')}: not a Synapse registry entry`);
+      expect(fs.readdirSync(dir).sort()).toEqual(['broken.json', 'synapse-claude-8100.json']);
+    } finally {
+      own.cleanup();
+    }
   });
 });
 
@@ -71,6 +124,7 @@ describe('synapse logs, stop and kill', () => {
     const stopped = await run((c) => stopCommand('screened', { timeout: '10' }, c));
     expect(stopped.stdout).toBe(`stopped ${a.agentId} (screened)\n`);
     await waitFor(() => a.child.exitCode !== null || a.child.signalCode !== null, 5000, 'the agent to exit');
+    expect(fs.existsSync(entryFile(a.agentId))).toBe(false);
   });
 
   it('start runs an agent in the background with its role from a file; logs tail its log; kill -f ends it', async () => {
@@ -91,7 +145,7 @@ describe('synapse logs, stop and kill', () => {
       expect(killed.stdout).toBe(`killed ${entry.agent_id} (bg)\n`);
     }
     expect(isPidAlive(entry.pid)).toBe(false);
-    expect(fs.existsSync(path.join(t.env.SYNAPSE_REGISTRY_DIR!, `${entry.agent_id}.json`))).toBe(false);
+    expect(fs.existsSync(entryFile(entry.agent_id))).toBe(false);
     const badRole = await run((c) => startBackground('echo', [], { role: '@missing.md' }, c));
     expect(badRole.code).toBe(1);
     expect(badRole.stderr).toContain('cannot read role file missing.md');
@@ -105,6 +159,27 @@ describe('synapse profiles and doctor', () => {
     expect(rows.find((r: { id: string }) => r.id === 'claude')).toMatchObject({ command: 'claude', installed: false, version: null });
     const table = await run((c) => listProfilesCommand({}, c), { env: { ...t.env, PATH: '/nonexistent' } });
     expect(table.stdout).toMatch(/^claude\s+\S+\s+\d+-\d+\s+claude\s+not installed\s+verified live$/m);
+  });
+
+  it('profiles lists every range, whether its CLI is installed, the version it reports and how the rules were verified', async () => {
+    // A stand-in `codex` on PATH that reports a version; nothing else is installed.
+    const bin = fs.mkdtempSync(path.join(t.home, 'bin-'));
+    fs.writeFileSync(path.join(bin, 'codex'), '#!/bin/sh\necho "codex-cli 9.8.7"\n', { mode: 0o755 });
+    const env = { ...t.env, PATH: `${bin}:/usr/bin:/bin` };
+    const rows = await json<Array<{ id: string; ports: string; installed: boolean; version: string | null; available: boolean; verified_live: boolean }>>(
+      (c) => listProfilesCommand({ json: true }, c),
+      { env },
+    );
+    const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
+    expect(Object.keys(byId).sort()).toEqual(['claude', 'codex', 'copilot', 'echo', 'gemini', 'opencode']);
+    expect(byId.codex).toMatchObject({ ports: '8120-8129', installed: true, version: 'codex-cli 9.8.7', available: true, verified_live: true });
+    expect(byId.claude).toMatchObject({ ports: '8100-8109', installed: false, version: null });
+    expect(byId.echo).toMatchObject({ ports: '8190-8199', installed: true });
+    expect(byId.copilot).toMatchObject({ ports: '8140-8149', installed: false, verified_live: true });
+    const table = await run((c) => listProfilesCommand({}, c), { env });
+    expect(table.stdout.split('\n')[0]).toMatch(/^PROFILE\s+ALIASES\s+PORTS\s+COMMAND\s+STATUS\s+RULES$/);
+    expect(table.stdout).toMatch(/codex\s+codex-cli\s+8120-8129\s+codex\s+installed \(codex-cli 9\.8\.7\)\s+verified live/);
+    expect(table.stdout).toMatch(/claude\s+claude-code\s+8100-8109\s+claude\s+not installed/);
   });
 
   it('doctor passes with a writable registry and fails (exit 1) naming the fix when it is not', async () => {

@@ -14,7 +14,11 @@ import { runCommand, runJson } from '../../support/cli-io.js';
 import { tempHome } from '../../support/synapse.js';
 import { plainSdkServer } from '../a2a/plain-sdk-server.js';
 
-/** `synapse external …` in-process, against plain A2A SDK servers, with a temp HOME. */
+/**
+ * `synapse external …` in-process, against plain A2A SDK servers, with a temp HOME. The spawn
+ * smoke tests, and Synapse's own agent as an external peer, are in
+ * test/integration/a2a/external.test.ts.
+ */
 
 let t: ReturnType<typeof tempHome>;
 const closers: Array<() => Promise<void>> = [];
@@ -79,6 +83,11 @@ describe('synapse external', () => {
     expect(streamed.stdout).toBe('plain: stream from outside\n');
     expect(streamed.stderr).toContain('[artifact]');
     expect(streamed.stderr).toContain('[status completed]');
+    expect(await json(send('plain-agent', 'hi plain', { wait: true, json: true }))).toMatchObject({
+      text: 'plain: hi plain',
+      state: 'completed',
+      via: 'JSONRPC 1.0',
+    });
     const streamedJson = await json(send('peer', 'stream as json', { stream: true, json: true }));
     expect(streamedJson).toMatchObject({ via: 'JSONRPC 1.0', state: 'completed', text: 'plain: stream as json' });
 

@@ -22,7 +22,9 @@ import {
 
 /**
  * `synapse send / interrupt / broadcast / reply / respond` in-process, against real headless
- * echo agents (started once for the file; each test uses its own messages).
+ * echo agents (started once for the file; each test uses its own messages). The spawn smoke
+ * tests (argument parsing, real stdin, sender ancestry, exit codes through main) are in
+ * test/integration/messaging/send.test.ts.
  */
 
 const t = tempHome();
@@ -56,6 +58,7 @@ describe('synapse send', () => {
     expect(waited.stdout).toBe('ECHO: A2A: [REPLY EXPECTED] ping from a script\n');
     const asJson = JSON.parse((await send('bob', 'json please', { wait: true, json: true })).stdout);
     expect(asJson).toMatchObject({ target: bob.agentId, status: 'completed', answer: 'ECHO: A2A: [REPLY EXPECTED] json please', reply_source: 'reply' });
+    expect((await waitForTask(bob.endpoint, asJson.task_id)).metadata.reply_source).toBe('reply');
 
     const silent = JSON.parse((await send('bob', 'fyi', { silent: true, json: true })).stdout);
     expect(Object.keys(silent).sort()).toEqual(['receipt', 'response_mode', 'status', 'target', 'task_id']);
@@ -64,6 +67,43 @@ describe('synapse send', () => {
     expect(byDefault.stdout).toMatch(new RegExp(`^sent to bob \\(${bob.agentId}\\): task [0-9a-f]{8} \\S+\\n$`));
     const fromAgent = await send('bob', 'from alice', { notify: true }, as(alice));
     expect(fromAgent.stdout).toContain('(the answer will arrive in your terminal)');
+  });
+
+  it("--notify from an agent lands the answer in the sender agent's terminal", async () => {
+    const sent = JSON.parse((await send('bob', 'question for bob', { notify: true, json: true }, as(alice))).stdout);
+    const screen = async () => ((await getJson(`${alice.endpoint}/screen`)).body.lines as string[]).join('\n');
+    await waitFor(async () => (await screen()).includes(`[ANSWER to ${sent.task_id.slice(0, 8)}]`), 10_000, "answer in alice's terminal");
+    expect(await screen()).toMatch(/A2A: \[From: bob \(synapse-echo-\d+\)\] \[ANSWER to [0-9a-f]{8}\] ECHO: A2A: \[From: alice/);
+  });
+
+  it('names the sender from SYNAPSE_AGENT_ID: its id, name and endpoint', async () => {
+    const byEnv = JSON.parse((await send('bob', 'by env', { silent: true, json: true }, as(alice))).stdout);
+    expect((await waitForTask(bob.endpoint, byEnv.task_id)).metadata.sender).toMatchObject({
+      sender_id: alice.agentId,
+      sender_name: 'alice',
+      sender_endpoint: alice.endpoint,
+    });
+  });
+
+  it('warns on stderr when SYNAPSE_AGENT_ID or --from names no live agent, and still sends', async () => {
+    const byEnv = await send('bob', 'from a ghost', { notify: true, json: true }, io({ env: { ...t.env, SYNAPSE_AGENT_ID: 'synapse-echo-1' } }));
+    expect(byEnv.code, byEnv.stderr).toBe(0);
+    expect(byEnv.stderr).toContain('warning: SYNAPSE_AGENT_ID "synapse-echo-1" names no live agent (no running agent has that id or name)');
+    expect((await waitForTask(bob.endpoint, JSON.parse(byEnv.stdout).task_id)).metadata.sender).toEqual({
+      sender_id: 'synapse-echo-1',
+      sender_name: 'synapse-echo-1',
+    });
+    const byFlag = await send('bob', 'from a ghost', { silent: true, from: 'ghost' });
+    expect(byFlag.code, byFlag.stderr).toBe(0);
+    expect(byFlag.stderr).toContain('warning: --from "ghost" names no live agent');
+    // Nobody is excluded as the sender: every agent here gets it.
+    const broadcast = await runCommand((c) => broadcastCommand('all hands', { from: 'ghost', json: true }, c), io());
+    expect(broadcast.code, broadcast.stderr).toBe(0);
+    expect(broadcast.stderr).toContain('warning: --from "ghost" names no live agent');
+    expect((JSON.parse(broadcast.stdout) as { target: string }[]).map((r) => r.target).sort()).toEqual([alice.agentId, bob.agentId, quiet.agentId].sort());
+    const reply = await runCommand((c) => replyCommand('an answer', { from: 'ghost' }, c), io());
+    expect(reply.code).toBe(1);
+    expect(reply.stderr).toContain('agent ghost is not running (no live agent has that id or name)');
   });
 
   it('reads the message from stdin or a file (relative to the cwd) and attaches files', async () => {
@@ -123,6 +163,10 @@ describe('synapse send', () => {
     const tooBig = await send('bob', 'see file', { attach: [big] }, io({ env: { ...t.env, SYNAPSE_SEND_MESSAGE_THRESHOLD: '1024' } }));
     expect(tooBig.code).toBe(1);
     expect(tooBig.stderr).toContain('over the limit of 1024 bytes');
+    // A limit that does not parse was NaN, and NaN let every attachment through.
+    const unparsable = await send('bob', 'see file', { attach: [big] }, io({ env: { ...t.env, SYNAPSE_SEND_MESSAGE_THRESHOLD: '100kb' } }));
+    expect(unparsable.code).toBe(1);
+    expect(unparsable.stderr).toBe('synapse: SYNAPSE_SEND_MESSAGE_THRESHOLD must be a whole number of bytes (at least 0), got "100kb"\n');
     const timeout = await send('alice', 'think hard [[wait: 5]]', { wait: true, timeout: '0.5' });
     expect(timeout.code).toBe(6);
     expect(timeout.stderr).toContain(`no answer from alice (${alice.agentId}) within 0.5 s; the task goes on`);
@@ -133,11 +177,14 @@ describe('synapse broadcast', () => {
   it('reaches every other agent here, and says so when there is none', async () => {
     const b = await runCommand((c) => broadcastCommand('all hands', { json: true }, c), as(alice));
     expect(b.code, b.stderr).toBe(0);
+    expect(b.stderr).not.toContain('warning');
     const receipts = JSON.parse(b.stdout) as { target: string; task_id: string; error: string | null }[];
     expect(receipts.map((r) => r.target).sort()).toEqual([bob.agentId, quiet.agentId].sort());
     expect(receipts.every((r) => r.error === null)).toBe(true);
-    const onBob = receipts.find((r) => r.target === bob.agentId)!;
-    expect(artifactText(await waitForTask(bob.endpoint, onBob.task_id))).toBe(`ECHO: A2A: [From: alice (${alice.agentId})] all hands`);
+    for (const r of receipts) {
+      const endpoint = r.target === bob.agentId ? bob.endpoint : quiet.endpoint;
+      expect(artifactText(await waitForTask(endpoint, r.task_id))).toBe(`ECHO: A2A: [From: alice (${alice.agentId})] all hands`);
+    }
     const human = await runCommand((c) => broadcastCommand('typed', { type: 'echo' }, c), as(alice));
     expect(human.stdout).toMatch(new RegExp(`^${bob.agentId} \\(bob\\): task [0-9a-f]{8} \\S+$`, 'm'));
     const none = await runCommand((c) => broadcastCommand('x', { type: 'codex' }, c), as(alice));
@@ -171,11 +218,25 @@ describe('synapse reply', () => {
     expect(artifactText(await waitForTask(quiet.endpoint, a.body.task.id))).toBe('answer for x');
     const newest = JSON.parse((await reply('answer for y', { json: true })).stdout);
     expect(newest).toMatchObject({ task_id: b.body.task.id, status: 'completed', to: 'y-agent' });
-    expect((await waitForTask(quiet.endpoint, b.body.task.id)).metadata.reply_source).toBe('reply');
+    const yTask = await waitForTask(quiet.endpoint, b.body.task.id);
+    expect(artifactText(yTask)).toBe('answer for y');
+    expect(yTask.metadata.reply_source).toBe('reply');
     expect((await reply(undefined, { list: true })).stdout).toBe('nobody is waiting for an answer from you\n');
     const empty = await reply('anyone?');
     expect(empty.code).toBe(1);
     expect(empty.stderr).toContain('nobody is waiting for an answer from you');
+  });
+
+  it('a reply whose agent sender is unreachable is stored, and says the sender was not notified', async () => {
+    const sent = await postJson(
+      `${quiet.endpoint}/tasks/send`,
+      textMessage('q', { response_mode: 'notify', sender: { sender_id: 'synapse-echo-1', sender_name: 'gone', sender_endpoint: 'http://127.0.0.1:9' } }),
+    );
+    await waitFor(async () => (await getJson(`${quiet.endpoint}/reply-stack/list`)).body.entries.length === 1);
+    const r = await runCommand((c) => replyCommand('the answer', {}, c), as(quiet));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('could not be notified');
+    expect(artifactText(await waitForTask(quiet.endpoint, sent.body.task.id))).toBe('the answer');
   });
 
   it('outside an agent session it says how to name the agent', async () => {
@@ -201,5 +262,44 @@ describe('synapse respond', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(`answered "3. No" for task ${sent.body.task.id.slice(0, 8)}\n`);
     expect(artifactText(await waitForTask(bob.endpoint, sent.body.task.id))).toContain('denied: git push --force');
+  });
+});
+
+describe('answers without a reply', () => {
+  /** Never replies: its messages complete with the CLI's output after a short grace period. */
+  let forgetful: AgentHandle;
+  /** Replies, but its reply stack file is corrupt (written by the test). */
+  let broken: AgentHandle;
+  beforeAll(async () => {
+    [forgetful, broken] = await Promise.all([
+      startHeadless('echo', { env: { ...t.env, ECHO_AUTO_REPLY: '0', SYNAPSE_REPLY_GRACE: '0.5' }, args: ['--name', 'forgetful'] }),
+      startHeadless('echo', { env: { ...t.env, SYNAPSE_REPLY_GRACE: '0.2' }, args: ['--name', 'broken'] }),
+    ]);
+  }, 30_000);
+  // Stopped here, so that no other test of the file meets them (a broadcast would).
+  afterAll(() => Promise.all([forgetful.stop(), broken.stop()]));
+
+  it('--wait falls back to the cleaned output when the agent forgets to reply, after the grace period', async () => {
+    const started = Date.now();
+    const r = await send('forgetful', 'are you there', { wait: true, json: true });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.answer).toBe('ECHO: A2A: [REPLY EXPECTED] are you there');
+    expect(out.reply_source).toBe('output');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+  });
+
+  it('names a corrupt reply stack, and a message to that agent still completes with its output', async () => {
+    const stack = path.join(t.env.SYNAPSE_REPLY_TARGET_DIR!, `${broken.agentId}.reply.json`);
+    fs.mkdirSync(path.dirname(stack), { recursive: true });
+    fs.writeFileSync(stack, '[{"task_id": ');
+    const list = await runCommand((c) => replyCommand(undefined, { list: true }, c), as(broken));
+    expect(list.code).toBe(5);
+    expect(list.stderr).toContain(`the reply stack ${stack} is not JSON`);
+    const r = await send('broken', 'still there?', { wait: true, json: true });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ answer: 'ECHO: A2A: [REPLY EXPECTED] still there?', reply_source: 'output' });
+    expect(broken.output()).toContain(stack);
+    expect(fs.readFileSync(stack, 'utf8')).toBe('[{"task_id": ');
   });
 });
