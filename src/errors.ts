@@ -24,6 +24,8 @@ export type ErrorCode =
   | 'blocked'
   | 'database_error'
   | 'corrupt_file'
+  | 'unsupported_media_type'
+  | 'forbidden_origin'
   | 'internal';
 
 export class SynapseError extends Error {

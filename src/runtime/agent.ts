@@ -198,6 +198,7 @@ class Agent {
       agentId: identity.agentId,
       env,
       webhooks: this.webhookStore,
+      corsOrigins: f.settings.corsOrigins,
       log,
     });
     this.wire();

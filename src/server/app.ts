@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Env } from '../config/paths.js';
 import type { AgentApi } from '../agent-api/agent-api.js';
 import { installErrorHandler } from './errors.js';
+import { installRequestGuard } from './request-guard.js';
 import { a2aRoutes } from './routes/a2a-routes.js';
 import { agentRoutes } from './routes/agent.js';
 import { externalRoutes } from './routes/external.js';
@@ -25,10 +26,17 @@ export interface AppOptions {
   bodyLimit?: number;
   /** When set, requests whose Host header is not in it get 403 (DNS-rebinding guard). */
   allowedHosts?: (host: string) => boolean;
+  /**
+   * Web origins allowed besides the agent's own (`SYNAPSE_CORS_ORIGINS`, checked and serialized);
+   * a request with any other `Origin` gets 403 (see request-guard.ts).
+   */
+  corsOrigins?: readonly string[];
   /** The agent's event log. */
   log?: (msg: string) => void;
   /** The agent's webhooks; without it there are no /webhooks routes. */
   webhooks?: WebhookStore;
+  /** Told of every route as it is registered (the drive-by test drives each one that takes a body). */
+  onRoute?: (route: { method: string; url: string }) => void;
   /** An already-listening server (the port claim); without it the app is for `inject`/`listen`. */
   server?: http.Server;
 }
@@ -58,6 +66,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
   installErrorHandler(app);
+  const onRoute = opts.onRoute;
+  if (onRoute) {
+    app.addHook('onRoute', (r) => {
+      for (const method of [r.method].flat()) onRoute({ method, url: r.url });
+    });
+  }
   if (opts.allowedHosts) {
     const allowed = opts.allowedHosts;
     app.addHook('onRequest', async (req, reply) => {
@@ -66,6 +80,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       }
     });
   }
+  installRequestGuard(app, { port: opts.api.entry().port, ...(opts.corsOrigins ? { corsOrigins: opts.corsOrigins } : {}) });
   await app.register(agentRoutes, { api: opts.api, displayName: opts.displayName, description: opts.description });
   await app.register(taskRoutes, { api: opts.api });
   await app.register(streamRoutes, { api: opts.api });

@@ -5,6 +5,8 @@ import { isSynapseError, type ErrorCode } from '../errors.js';
 const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   usage: 400,
   invalid_input: 400,
+  forbidden_origin: 403,
+  unsupported_media_type: 415,
   target_not_found: 404,
   task_not_found: 404,
   not_found: 404,
@@ -20,6 +22,11 @@ const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   delivery_failed: 502,
   database_error: 500,
 };
+
+/** The HTTP status of a Synapse error code; 500 for a code that names no client mistake. */
+export function httpStatusFor(code: ErrorCode): number {
+  return HTTP_STATUS[code] ?? 500;
+}
 
 function shown(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
@@ -57,9 +64,7 @@ function validationMessage(where: string, errors: readonly FastifySchemaValidati
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | Error, _req, reply) => {
     if (isSynapseError(err)) {
-      return reply
-        .status(HTTP_STATUS[err.code] ?? 500)
-        .send({ error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
+      return reply.status(httpStatusFor(err.code)).send({ error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
     }
     const fe = err as FastifyError;
     if (fe.validation) {

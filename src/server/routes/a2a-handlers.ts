@@ -1,6 +1,10 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AgentCard } from '@a2a-js/sdk';
-import { A2AError, A2A_ERROR_CODE } from '@a2a-js/sdk/errors';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { A2A_CONTENT_TYPE, AgentCard } from '@a2a-js/sdk';
+import { A2AError, A2A_ERROR_CODE, ContentTypeNotSupportedError } from '@a2a-js/sdk/errors';
+import { JsonRpcTransportHandler } from '@a2a-js/sdk/server';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { isSynapseError, type SynapseError } from '../../errors.js';
+import { httpStatusFor } from '../errors.js';
 import { legacyCardJson } from '../../a2a/sdk/card.js';
 import { A2aService, type A2aServiceOptions } from '../../a2a/sdk/service.js';
 import { handleJsonRpc } from './a2a-jsonrpc.js';
@@ -12,8 +16,24 @@ export interface A2aHandlers {
   jsonrpc(path: 'main' | 'v03', req: FastifyRequest, reply: FastifyReply): Promise<unknown>;
   rest: Record<RestOp, (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>>;
   card(req: FastifyRequest, reply: FastifyReply): unknown;
-  /** An error raised before a handler ran (body too large …), in the binding's own shape. */
-  early(binding: 'rest' | 'jsonrpc', status: number, message: string, reply: FastifyReply): unknown;
+  /** An error raised before a handler ran (refused origin or content type, body too large …), in the binding's own shape. */
+  early(binding: Binding, err: FastifyError | SynapseError, reply: FastifyReply): unknown;
+}
+
+type Binding = 'rest' | 'jsonrpc' | 'jsonrpc-v03';
+
+/**
+ * A body that is not JSON, refused before it was parsed, as A2A's `ContentTypeNotSupportedError`
+ * (-32005). HTTP+JSON answers 400, as A2A 1.0.1 §5.4 maps it (1.0.0 said 415) and the SDK's
+ * REST server does. JSON-RPC answers HTTP 200 with the error envelope: §5.4's HTTP column is the
+ * HTTP+JSON binding's, JSON-RPC errors travel in the envelope (§9.5), and the SDK's own JSON-RPC
+ * server answers an unsupported content type the same way.
+ */
+function contentTypeRefused(binding: Binding, message: string, reply: FastifyReply): unknown {
+  const err = new ContentTypeNotSupportedError(message);
+  if (binding === 'rest') return sendRestError(reply, err);
+  const error = binding === 'jsonrpc-v03' ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err);
+  return reply.status(200).send({ jsonrpc: '2.0', id: null, error });
 }
 
 /** Everything that needs the SDK, loaded on first use (the SDK costs ~70 ms to import). */
@@ -29,10 +49,18 @@ export function createA2aHandlers(opts: A2aServiceOptions): A2aHandlers {
       reply.header('vary', 'A2A-Version');
       return reply.send(requestedVersion(req) === '0.3' ? legacyCardJson(card) : AgentCard.toJSON(card));
     },
-    early: (binding, status, message, reply) => {
-      if (binding === 'rest') return sendRestError(reply, new A2AError(message), status);
+    early: (binding, err, reply) => {
+      if (isSynapseError(err) && err.code === 'unsupported_media_type') return contentTypeRefused(binding, err.message, reply);
+      const status = isSynapseError(err) ? httpStatusFor(err.code) : typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500;
+      // google.rpc.Status names a refused origin PERMISSION_DENIED; the SDK has no A2A error for it.
+      if (binding === 'rest' && status === 403)
+        return reply
+          .status(403)
+          .type(A2A_CONTENT_TYPE)
+          .send({ error: { code: 403, status: 'PERMISSION_DENIED', message: err.message, details: [] } });
+      if (binding === 'rest') return sendRestError(reply, new A2AError(err.message), status);
       const code = status < 500 ? A2A_ERROR_CODE.INVALID_REQUEST : A2A_ERROR_CODE.INTERNAL_ERROR;
-      return reply.status(status).send({ jsonrpc: '2.0', id: null, error: { code, message: status < 500 ? message : 'internal error' } });
+      return reply.status(status).send({ jsonrpc: '2.0', id: null, error: { code, message: status < 500 ? err.message : 'internal error' } });
     },
   };
 }

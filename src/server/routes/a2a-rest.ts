@@ -11,15 +11,7 @@ import {
   TaskPushNotificationConfig,
   taskStateFromJSON,
 } from '@a2a-js/sdk';
-import {
-  A2AError,
-  ContentTypeNotSupportedError,
-  RequestMalformedError,
-  restStatusFor,
-  toRestErrorBody,
-  UnsupportedOperationError,
-  VersionNotSupportedError,
-} from '@a2a-js/sdk/errors';
+import { A2AError, RequestMalformedError, restStatusFor, toRestErrorBody, UnsupportedOperationError, VersionNotSupportedError } from '@a2a-js/sdk/errors';
 import { defaultServerCallContextBuilder, type ServerCallContext } from '@a2a-js/sdk/server';
 import { Extensions } from '@a2a-js/sdk';
 import { A2A_PATHS } from '../../a2a/sdk/card.js';
@@ -58,13 +50,13 @@ function context(req: FastifyRequest): ServerCallContext {
   });
 }
 
-/** The JSON body: empty means `{}`; JSON and a2a+json are the accepted content types. */
+/**
+ * The JSON body: empty means `{}`. Its content type (JSON or a2a+json) was checked before it was
+ * read, for the whole app, in server/request-guard.ts.
+ */
 function body(req: FastifyRequest): Record<string, unknown> {
-  const type = (header(req, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const text = typeof req.body === 'string' ? req.body : '';
   if (text.trim() === '') return {};
-  if (type !== '' && type !== 'application/json' && type !== A2A_CONTENT_TYPE)
-    throw new ContentTypeNotSupportedError(`Content-Type ${type} is not supported; send application/json`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

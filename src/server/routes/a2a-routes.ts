@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { CardInput } from '../../a2a/card.js';
+import type { SynapseError } from '../../errors.js';
 import { A2A_PATHS } from '../../a2a/sdk/card.js';
 import type { A2aService } from '../../a2a/sdk/service.js';
 import type { AgentApi } from '../../agent-api/agent-api.js';
@@ -61,10 +62,11 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, opts) 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, text, done) => done(null, text));
 
-  // Failures before a handler runs (body too large, …): JSON-RPC envelope or REST status body.
-  app.setErrorHandler(async (err: FastifyError, req, reply) => {
-    const status = typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500;
-    return (await load()).early(req.url.startsWith(A2A_PATHS.rest) ? 'rest' : 'jsonrpc', status, err.message, reply);
+  // Failures before a handler runs (a refused origin or content type, body too large, …):
+  // JSON-RPC envelope or REST status body.
+  app.setErrorHandler(async (err: FastifyError | SynapseError, req, reply) => {
+    const binding = req.url.startsWith(A2A_PATHS.rest) ? 'rest' : req.url.startsWith(A2A_PATHS.jsonrpcV03) ? 'jsonrpc-v03' : 'jsonrpc';
+    return (await load()).early(binding, err, reply);
   });
 
   const jsonrpc = (path: 'main' | 'v03') => async (req: FastifyRequest, reply: FastifyReply) => (await load()).jsonrpc(path, req, reply);

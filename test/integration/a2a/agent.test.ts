@@ -154,9 +154,10 @@ describe('JSON-RPC on a real agent', () => {
       const res = await rawRpc(url, body);
       expect({ body, code: res.body.error?.code }).toEqual({ body, code });
     }
-    // Fastify's own 400 never shows: a non-JSON content type still reaches JSON-RPC.
-    const text = await rawRpc(url, 'not json', { 'a2a-version': '1.0', 'content-type': 'text/plain' });
-    expect(text.body.error.code).toBe(-32700);
+    // A non-JSON content type is refused before the body is read (a web page sends text/plain
+    // without a CORS preflight), as A2A's ContentTypeNotSupportedError, never as Fastify's 400.
+    const text = await rawRpc(url, '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}', { 'a2a-version': '1.0', 'content-type': 'text/plain' });
+    expect({ status: text.status, code: text.body.error.code }).toEqual({ status: 200, code: -32005 });
   });
 });
 

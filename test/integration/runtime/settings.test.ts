@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, tempHome } from '../../support/synapse.js';
 
-/** A numeric setting that does not parse stops the agent before it starts, naming the variable. */
-describe('numeric settings of an agent', () => {
+/** A setting that does not parse stops the agent before it starts, naming the variable. */
+describe('settings of an agent', () => {
   const t = tempHome();
   afterAll(() => t.cleanup());
   const registered = () => (fs.existsSync(t.env.SYNAPSE_REGISTRY_DIR!) ? fs.readdirSync(t.env.SYNAPSE_REGISTRY_DIR!) : []);
@@ -19,6 +19,13 @@ describe('numeric settings of an agent', () => {
     const r = await runCli(['start', 'echo'], { env: { ...t.env, SYNAPSE_REPLY_GRACE: '5s' }, timeoutMs: 15_000 });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('synapse: SYNAPSE_REPLY_GRACE must be a number of seconds (at least 0), got "5s"\n');
+    expect(registered()).toEqual([]);
+  });
+
+  it('refuses a SYNAPSE_CORS_ORIGINS entry that is not an origin (a wildcard would open the agent to every page)', async () => {
+    const r = await runCli(['echo', '--headless'], { env: { ...t.env, SYNAPSE_CORS_ORIGINS: 'https://dash.example.com,*' }, timeoutMs: 15_000 });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('synapse: SYNAPSE_CORS_ORIGINS must be a comma-separated list of origins like https://host[:port] (no path, no wildcard), got "*"\n');
     expect(registered()).toEqual([]);
   });
 
