@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { synapseErrorOf } from '../../support/errors.js';
 import { numberSetting } from '../../../src/config/env-number.js';
-import { SynapseError } from '../../../src/errors.js';
 
 const bytes = { default: 100, integer: true, min: 0, unit: 'bytes' } as const;
 
-function failure(fn: () => unknown): SynapseError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof SynapseError) return err;
-    throw err;
-  }
-  throw new Error('expected a SynapseError');
-}
+const failure = synapseErrorOf;
 
 describe('numberSetting', () => {
   it('gives the default when the variable is unset or blank', () => {

@@ -1,19 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { originListSetting } from '../../../src/config/env-origins.js';
-import { SynapseError } from '../../../src/errors.js';
+import type { SynapseError } from '../../../src/errors.js';
+import { synapseErrorOf } from '../../support/errors.js';
 
 const NAME = 'SYNAPSE_CORS_ORIGINS';
 const read = (value: string | undefined) => originListSetting(value === undefined ? {} : { [NAME]: value }, NAME);
 
-function failure(value: string): SynapseError {
-  try {
-    read(value);
-  } catch (err) {
-    if (err instanceof SynapseError) return err;
-    throw err;
-  }
-  throw new Error(`expected ${JSON.stringify(value)} to be refused`);
-}
+const failure = (value: string): SynapseError => synapseErrorOf(() => read(value));
 
 describe('originListSetting', () => {
   it('is empty when the variable is unset or blank', () => {

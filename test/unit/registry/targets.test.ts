@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { SynapseError } from '../../../src/errors.js';
+import { synapseErrorOf } from '../../support/errors.js';
 import { checkRegistryEntry } from '../../../src/registry/entry.js';
 import { canonicalType, findTarget, resolveAgentIdOrName, resolveTarget } from '../../../src/registry/targets.js';
 import { entry } from './fixtures.js';
 
-function thrown(fn: () => unknown): SynapseError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof SynapseError) return err;
-    throw err;
-  }
-  throw new Error('expected a SynapseError');
-}
+const thrown = synapseErrorOf;
 
 describe('resolveTarget', () => {
   const agents = [entry('claude', 8100, 'reviewer'), entry('echo', 8190), entry('echo', 8191, 'bob'), entry('codex', 8120)];
