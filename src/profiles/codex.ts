@@ -35,8 +35,8 @@ function inputRow(rows: string[]): number {
   return -1;
 }
 
-/** This message's turn ended: a `Worked for … •` row below the message's echo. */
-function turnEnded(lines: string[], userText: string): boolean {
+/** The rows (trailing spaces off) and where this message's echo ends in them (0: not found). */
+function afterEcho(lines: string[], userText: string): { rows: string[]; start: number } {
   const rows = lines.map((l) => l.replace(/\s+$/, ''));
   const start = afterLastEcho(
     rows,
@@ -44,6 +44,12 @@ function turnEnded(lines: string[], userText: string): boolean {
     (r) => PROMPT.test(r) && !PLACEHOLDER.test(r),
     (r) => r.replace(PROMPT, ''),
   );
+  return { rows, start };
+}
+
+/** This message's turn ended: a `Worked for … •` row below the message's echo. */
+function turnEnded(lines: string[], userText: string): boolean {
+  const { rows, start } = afterEcho(lines, userText);
   return start > 0 && rows.slice(start).some((r) => /^\s*Worked for .*•/.test(r));
 }
 
@@ -87,13 +93,7 @@ export const codexProfile: Profile = {
   // `Worked for 1s •` under this message's echo ends the turn at once.
   turn: screenTurns({ idleConfirmMs: 500, ended: turnEnded }),
   cleanOutput(lines: string[], userText: string): string {
-    const rows = lines.map((l) => l.replace(/\s+$/, ''));
-    const start = afterLastEcho(
-      rows,
-      userText,
-      (r) => PROMPT.test(r) && !PLACEHOLDER.test(r),
-      (r) => r.replace(PROMPT, ''),
-    );
+    const { rows, start } = afterEcho(lines, userText);
     const out: string[] = [];
     let inTool = false;
     for (const line of rows.slice(start)) {
