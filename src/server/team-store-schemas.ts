@@ -51,6 +51,8 @@ export const PurgeBodySchema = Type.Object({
 
 export const MemoryQuerySchema = Type.Object({
   tag: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+  /** The original's filter: comma-separated, any of them. */
+  tags: Type.Optional(Type.String({ maxLength: 1100 })),
   author: Type.Optional(Name),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
 });
@@ -58,6 +60,7 @@ export const SearchQuerySchema = Type.Object({
   q: Type.String({ minLength: 1, maxLength: 1000 }),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
 });
+/** A key, or (the original's routes take either) a note's id. */
 export const KeyParamsSchema = Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) });
 export const SaveBodySchema = Type.Object({
   key: Type.String({ minLength: 1, maxLength: 200 }),

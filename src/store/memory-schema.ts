@@ -57,6 +57,8 @@ export interface MemoryRow {
 }
 
 export interface Memory {
+  /** The row id; `GET /memory/{id_or_key}` takes it as well as the key. */
+  id: number;
   key: string;
   content: string;
   tags: string[];

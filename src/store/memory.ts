@@ -67,13 +67,32 @@ export class SharedMemory {
     return this.store.run((db) => this.load(db, validateKey(key)));
   }
 
-  list(filter: { tag?: string; author?: string; limit?: number } = {}): Memory[] {
+  /**
+   * The key of the note named by key or, failing that, by its numeric id (the original's
+   * routes take either); the not-found error is the key's.
+   */
+  keyOf(idOrKey: string): string {
+    return this.store.run((db) => {
+      const key = validateKey(idOrKey);
+      if (db.prepare(`SELECT 1 FROM memories WHERE key = ?`).get(key) !== undefined || !/^\d+$/.test(key)) return key;
+      const row = db.prepare(`SELECT key FROM memories WHERE id = ?`).get(Number(key)) as { key: string } | undefined;
+      return row?.key ?? key;
+    });
+  }
+
+  /** Newest first; `tag` and `tags` (any of them) filter by tag. */
+  list(filter: { tag?: string; tags?: string[]; author?: string; limit?: number } = {}): Memory[] {
     return this.store.run((db) => {
       const where: string[] = [];
       const params: unknown[] = [];
       if (filter.tag !== undefined) {
         where.push(`EXISTS (SELECT 1 FROM json_each(memories.tags) WHERE value = ?)`);
         params.push(filter.tag.trim().toLowerCase());
+      }
+      const anyOf = normalizeTags(filter.tags ?? []);
+      if (anyOf.length > 0) {
+        where.push(`EXISTS (SELECT 1 FROM json_each(memories.tags) WHERE value IN (${anyOf.map(() => '?').join(', ')}))`);
+        params.push(...anyOf);
       }
       if (filter.author !== undefined) {
         where.push(`author = ?`);
@@ -166,7 +185,7 @@ function toMemory(row: MemoryRow): Memory {
   } catch {
     // A hand-edited row with bad tags still shows its content.
   }
-  return { key: row.key, content: row.content, tags, author: row.author, created_at: row.created_at, updated_at: row.updated_at };
+  return { id: row.id, key: row.key, content: row.content, tags, author: row.author, created_at: row.created_at, updated_at: row.updated_at };
 }
 
 function validateKey(key: string): string {

@@ -1,10 +1,13 @@
 import { loadSchemas } from '../schema-registry.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import type { Static } from 'typebox';
+import type { MemoryQuerySchema, SaveBodySchema } from '../team-store-schemas.js';
 import type { Env } from '../../config/paths.js';
 import { SynapseError } from '../../errors.js';
 import { TaskBoard, parseTaskStatus, type NewTask } from '../../store/board.js';
 import { groupTasks, renderBoard, withNames } from '../../store/board-view.js';
-import { SharedMemory, memoryNotice } from '../../store/memory.js';
+import { SharedMemory, memoryNotice, type Memory } from '../../store/memory.js';
 import { notifyPeers } from '../../a2a/peer-notify.js';
 import { agentNameMap } from '../../registry/lookup.js';
 import { parseDuration } from '../../store/duration.js';
@@ -120,6 +123,25 @@ const boardRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (app
   });
 };
 
+/**
+ * A note in the original Synapse's shape: `{id, key, content, author, scope, working_dir, tags,
+ * created_at, updated_at}`; this project's memory is the original's `project` scope.
+ */
+function wireMemory(m: Memory, workingDir: string) {
+  return {
+    id: String(m.id),
+    key: m.key,
+    content: m.content,
+    author: m.author,
+    scope: 'project',
+    working_dir: workingDir,
+    tags: m.tags,
+    created_at: m.created_at,
+    updated_at: m.updated_at,
+  };
+}
+
+/** Shared memory, on the original's paths and in its shapes (`/memory/list`, `/memory/save`, …). */
 const memoryRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (app, opts) => {
   const {
     MemoryQuerySchema: MemoryQuery,
@@ -132,13 +154,23 @@ const memoryRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (ap
     if (!sharedMemoryEnabled(opts.env)) throw new SynapseError('not_found', 'shared memory is disabled on this agent (SYNAPSE_SHARED_MEMORY_ENABLED is off)');
     return (memory ??= SharedMemory.forProject(opts.workingDir));
   };
+  const wire = (m: Memory) => wireMemory(m, opts.workingDir);
   app.addHook('onClose', async () => memory?.close());
 
-  app.get('/memory', { schema: { querystring: MemoryQuery } }, async (req) => {
-    return { memories: notes().list({ tag: req.query.tag, author: req.query.author, limit: req.query.limit }) };
-  });
+  const list = async (req: { query: Static<typeof MemoryQuerySchema> }) => {
+    const q = req.query;
+    const tags = q.tags === undefined ? undefined : q.tags.split(',').filter((t) => t.trim().length > 0);
+    return {
+      memories: notes()
+        .list({ tag: q.tag, tags, author: q.author, limit: q.limit ?? 50 })
+        .map(wire),
+    };
+  };
+  app.get('/memory/list', { schema: { querystring: MemoryQuery } }, list);
+  app.get('/memory', { schema: { querystring: MemoryQuery } }, list);
 
-  app.post('/memory', { schema: { body: SaveBody } }, async (req, reply) => {
+  /** `/memory/save` answers 200 as the original; our `/memory` says 201 when the key is new. */
+  const save = (createdStatus: number) => async (req: { body: Static<typeof SaveBodySchema> }, reply: FastifyReply) => {
     const b = req.body;
     const tags = b.tags === undefined ? [] : Array.isArray(b.tags) ? b.tags : [b.tags];
     const result = notes().save({ key: b.key, content: b.content, tags, author: b.author ?? null });
@@ -150,18 +182,26 @@ const memoryRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (ap
           exclude: opts.agentId,
         })
       : null;
-    return reply.status(result.created ? 201 : 200).send({ ...result, notify });
-  });
+    return reply.status(result.created ? createdStatus : 200).send({ ...wire(result.memory), created: result.created, notify });
+  };
+  app.post('/memory/save', { schema: { body: SaveBody } }, save(200));
+  app.post('/memory', { schema: { body: SaveBody } }, save(201));
 
   app.get('/memory/search', { schema: { querystring: SearchQuery } }, async (req) => {
-    return { results: notes().search(req.query.q, { limit: req.query.limit }) };
+    return {
+      memories: notes()
+        .search(req.query.q, { limit: req.query.limit })
+        .map((hit) => ({ ...wire(hit), score: hit.score })),
+    };
   });
 
   app.get('/memory/:key', { schema: { params: KeyParams } }, async (req) => {
-    return { memory: notes().get(req.params.key) };
+    const m = notes();
+    return wire(m.get(m.keyOf(req.params.key)));
   });
 
   app.delete('/memory/:key', { schema: { params: KeyParams } }, async (req) => {
-    return { deleted: notes().delete(req.params.key) };
+    const m = notes();
+    return { deleted: true, id_or_key: req.params.key, memory: wire(m.delete(m.keyOf(req.params.key))) };
   });
 };

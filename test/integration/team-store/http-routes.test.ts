@@ -132,20 +132,83 @@ describe('task board routes', () => {
 });
 
 describe('memory routes', () => {
-  it('save, list, search, get and delete over HTTP', async () => {
-    const saved = await call('POST', '/memory', { key: 'style guide', content: 'two-space indent, no semicolons', tags: ['style', 'js'], author: 'alice' });
-    expect([saved.status, saved.body.created]).toEqual([201, true]);
-    expect((await call('POST', '/memory', { key: 'style guide', content: 'two-space indent', tags: 'style' })).status).toBe(200);
-    await call('POST', '/memory', { key: 'deps', content: 'pin exact versions for style tools' });
-    expect((await call('GET', '/memory?tag=style')).body.memories.map((m: { key: string }) => m.key)).toEqual(['style guide']);
+  it("save, list, search, get and delete on the original Synapse's paths and in its shapes", async () => {
+    const saved = await call('POST', '/memory/save', {
+      key: 'style guide',
+      content: 'two-space indent, no semicolons',
+      tags: ['style', 'js'],
+      author: 'alice',
+    });
+    // The memory itself, as the original answers it (200), plus whether the key was new.
+    expect(saved.status).toBe(200);
+    expect(saved.body).toEqual({
+      id: expect.stringMatching(/^\d+$/),
+      key: 'style guide',
+      content: 'two-space indent, no semicolons',
+      author: 'alice',
+      scope: 'project',
+      working_dir: project.dir,
+      tags: ['style', 'js'],
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      created: true,
+      notify: null,
+    });
+    const again = await call('POST', '/memory/save', { key: 'style guide', content: 'two-space indent', tags: ['style'], author: 'bob' });
+    expect([again.status, again.body.created, again.body.id]).toEqual([200, false, saved.body.id]);
+    await call('POST', '/memory/save', { key: 'deps', content: 'pin exact versions for style tools', author: 'carol', tags: ['build'] });
+    const keys = (r: { body: { memories: { key: string }[] } }) => r.body.memories.map((m) => m.key);
+    expect(keys(await call('GET', '/memory/list'))).toEqual(['deps', 'style guide']);
+    expect(keys(await call('GET', '/memory/list?tags=build,nope'))).toEqual(['deps']);
+    expect(keys(await call('GET', '/memory/list?author=bob'))).toEqual(['style guide']);
+    expect(keys(await call('GET', '/memory/list?limit=1'))).toEqual(['deps']);
     const search = await call('GET', '/memory/search?q=style');
-    expect(search.body.results.map((m: { key: string }) => m.key)).toEqual(['style guide', 'deps']);
-    expect((await call('GET', `/memory/${encodeURIComponent('style guide')}`)).body.memory.content).toBe('two-space indent');
-    expect((await call('DELETE', '/memory/deps')).body.deleted.key).toBe('deps');
+    expect(keys(search)).toEqual(['style guide', 'deps']);
+    expect(search.body.memories[0]).toMatchObject({ id: saved.body.id, key: 'style guide', scope: 'project', score: expect.any(Number) });
+    // GET /memory/{id_or_key}: the memory itself, by key or by id.
+    const byKey = await call('GET', `/memory/${encodeURIComponent('style guide')}`);
+    expect(byKey.body).toMatchObject({ id: saved.body.id, key: 'style guide', content: 'two-space indent', author: 'bob' });
+    expect((await call('GET', `/memory/${saved.body.id}`)).body.key).toBe('style guide');
+    const deleted = await call('DELETE', '/memory/deps');
+    expect(deleted.body).toMatchObject({ deleted: true, id_or_key: 'deps', memory: { key: 'deps' } });
     const gone = await call('GET', '/memory/deps');
     expect([gone.status, gone.body.error.code]).toEqual([404, 'not_found']);
-    expect((await call('GET', '/memory/search')).status).toBe(400);
-    expect((await call('POST', '/memory', { key: 'k' })).status).toBe(400);
+    expect((await call('DELETE', `/memory/${saved.body.id}`)).body).toMatchObject({ deleted: true, id_or_key: saved.body.id });
+    expect((await call('GET', '/memory/list')).body).toEqual({ memories: [] });
+  });
+
+  it('our /memory routes are the same, /memory answering 201 for a new key', async () => {
+    const saved = await call('POST', '/memory', { key: 'k', content: 'v', tags: 'a,b' });
+    expect([saved.status, saved.body.key, saved.body.tags, saved.body.created]).toEqual([201, 'k', ['a', 'b'], true]);
+    expect((await call('POST', '/memory', { key: 'k', content: 'w' })).status).toBe(200);
+    expect((await call('GET', '/memory?tag=a')).body.memories.map((m: { key: string }) => m.key)).toEqual([]);
+    expect((await call('GET', '/memory')).body.memories.map((m: { content: string }) => m.content)).toEqual(['w']);
+  });
+
+  it('refuses hostile or malformed input with 400 and stores nothing', async () => {
+    const bad: Array<[string, string, unknown?]> = [
+      ['GET', '/memory/search'],
+      ['POST', '/memory/save', { key: 'k' }],
+      ['POST', '/memory/save', { key: 'k', content: 'v', tags: [{ $gt: '' }] }],
+      ['POST', '/memory/save', { key: { toString: 'x' }, content: 'v' }],
+      ['POST', '/memory/save', { key: '', content: 'v' }],
+      ['POST', '/memory/save', { key: 'k\u0000', content: 'v' }],
+      ['POST', '/memory/save', { key: 'k', content: 'v', tags: ['x'.repeat(51)] }],
+      ['POST', '/memory/save', { key: 'x'.repeat(201), content: 'v' }],
+      ['GET', '/memory/list?limit=0'],
+      ['GET', '/memory/list?limit=abc'],
+      ['GET', `/memory/list?tags=${'t,'.repeat(600)}`],
+    ];
+    for (const [method, url, body] of bad) {
+      const r = await call(method as 'GET' | 'POST', url, body);
+      expect({ url, body, status: r.status, code: r.body.error?.code }).toEqual({
+        url,
+        body,
+        status: 400,
+        code: expect.stringMatching(/^(invalid_input|usage)$/),
+      });
+    }
+    expect((await call('GET', '/memory/list')).body).toEqual({ memories: [] });
   });
 
   it('notifies the other agents of the directory, not itself', async () => {
@@ -157,7 +220,7 @@ describe('memory routes', () => {
   it('answers 404 when shared memory is disabled', async () => {
     await app.close();
     app = await build({ ...project.env, SYNAPSE_SHARED_MEMORY_ENABLED: 'false' });
-    const r = await call('GET', '/memory');
+    const r = await call('GET', '/memory/list');
     expect(r.status).toBe(404);
     expect(r.body.error.message).toContain('shared memory is disabled');
     expect(fs.existsSync(path.join(project.dir, '.synapse', 'memory.db'))).toBe(false);
