@@ -25,6 +25,20 @@ interface ReplySelect {
   taskId?: string;
 }
 
+/** A reply: its text, and for a failed one (`synapse reply --fail`) its error (default `REPLY_FAILED`). */
+export interface ReplyOutcome {
+  text: string;
+  status?: 'completed' | 'failed';
+  error?: { code: string; message: string; data?: Record<string, unknown> | null };
+}
+
+/** `POST /history/update`: another agent reports how a message this agent sent ended. */
+export interface HistoryUpdate {
+  task_id: string;
+  status: 'completed' | 'failed' | 'canceled';
+  output_summary?: string | null;
+}
+
 /** What happened to an answer posted back to the agent that asked. */
 export interface ForwardResult {
   /** null: the sender is not an agent (a human at a terminal), nothing to post. */
@@ -48,6 +62,8 @@ export interface AgentApi {
   readyForMessages(): boolean;
   peers(): RegistryEntry[];
   submit(input: NewTask): Task;
+  /** `POST /tasks/create`: a task that awaits an answer, working at once, never typed into the CLI. */
+  createTask(input: Pick<NewTask, 'message' | 'metadata' | 'contextId'>): Task;
   getTask(id: string): Task;
   listTasks(options: { state?: TaskState; limit?: number }): Task[];
   cancelTask(id: string): Task;
@@ -56,8 +72,12 @@ export interface AgentApi {
   replyStack(): ReplyEntry[];
   peekReply(select: ReplySelect): ReplyEntry | null;
   popReply(select: ReplySelect): ReplyEntry | null;
-  /** Completes the waiting task with the reply and posts it to an agent sender. */
-  reply(input: { text: string } & ReplySelect): Promise<{ task: Task; entry: ReplyEntry | null; forward: ForwardResult }>;
+  /** Completes (or fails) the waiting task with the reply and posts it to an agent sender. */
+  reply(input: ReplyOutcome & ReplySelect): Promise<{ task: Task; entry: ReplyEntry | null; forward: ForwardResult }>;
+  /** `POST /tasks/{id}/reply`: records the reply on this agent's task only; nothing is posted. */
+  recordReply(taskId: string, outcome: ReplyOutcome): Task;
+  /** `POST /history/update`: finishes a task made by `createTask` as the other agent reports it. */
+  updateHistory(update: HistoryUpdate): Task;
   events: TaskEventSource;
   /** Answers the CLI's approval dialog of an input-required task. */
   answerPermission(taskId: string, choice: string): { task: Task; choice: { key: string; label: string } };

@@ -44,15 +44,35 @@ export interface TaskMetadata {
   sender?: SenderInfo;
   response_mode?: ResponseMode;
   in_reply_to?: string;
-  /** 'bootstrap': the agent's own start-up instruction; 'answer': an answer kept on record. */
-  kind?: 'message' | 'bootstrap' | 'answer';
+  /**
+   * 'bootstrap': the agent's own start-up instruction; 'answer': an answer kept on record;
+   * 'outgoing': a task made with `POST /tasks/create` to await an answer, never typed into the CLI.
+   */
+  kind?: 'message' | 'bootstrap' | 'answer' | 'outgoing';
   [key: string]: unknown;
+}
+
+/**
+ * Why a task failed, in the original Synapse's shape (`{code, message, data}`): `REPLY_FAILED`
+ * (`synapse reply --fail`), `MISSING_REPLY` (a --wait/--notify turn ended with neither a reply
+ * nor any output), `CLI_EXITED`, `AGENT_STOPPED`, `DELIVERY_UNCONFIRMED`, `INTERRUPTED`.
+ */
+export interface TaskError {
+  code: string;
+  message: string;
+  data: Record<string, unknown> | null;
+}
+
+export function taskError(code: string, message: string, data: Record<string, unknown> | null = null): TaskError {
+  return { code, message, data };
 }
 
 export interface Task {
   id: string;
   context_id: string;
   status: { state: TaskState; timestamp: string; message?: string };
+  /** Set when the task failed; absent on tasks stored before it existed. */
+  error?: TaskError | null;
   message: Message;
   artifacts: Artifact[];
   metadata: TaskMetadata;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { requestJson } from '../a2a/http-json.js';
-import type { Task } from '../agent-api/task.js';
+import { FINISHED_STATES, parsePeerTask, peerTaskText, type PeerTask } from '../a2a/wire-client.js';
 import type { RegistryEntry } from '../registry/entry.js';
 import { isPidAlive } from '../registry/liveness.js';
 import { launchBackground } from '../runtime/launch.js';
@@ -62,23 +62,25 @@ async function startPair(env: NodeJS.ProcessEnv, started: RegistryEntry[], say: 
 /** alice's message to bob over HTTP, followed to its end; every state change with its time. */
 async function roundTrip(alice: RegistryEntry, bob: RegistryEntry, text: string, say: (s: string) => void) {
   const sentAt = Date.now();
-  const res = await requestJson<{ task: Task }>(`${bob.endpoint}/tasks/send`, {
+  const res = await requestJson<{ task: unknown }>(`${bob.endpoint}/tasks/send`, {
     body: {
       message: { role: 'user', parts: [{ type: 'text', text }] },
       metadata: { sender: { sender_id: alice.agent_id, sender_name: 'alice', sender_type: 'echo', sender_endpoint: alice.endpoint }, response_mode: 'wait' },
     },
   });
-  if (res.status !== 202) throw new Error(`bob answered ${res.status}: ${JSON.stringify(res.body)}`);
+  const sent = res.status === 202 ? parsePeerTask(res.body.task) : null;
+  if (!sent) throw new Error(`bob answered ${res.status}: ${JSON.stringify(res.body)}`);
   const acceptedMs = Date.now() - sentAt;
-  say(`\n  alice -> bob  POST ${bob.endpoint}/tasks/send  (accepted in ${acceptedMs} ms, task ${res.body.task.id})`);
-  const steps: Step[] = [{ state: res.body.task.status.state, at_ms: acceptedMs }];
-  const done = await until(
+  say(`\n  alice -> bob  POST ${bob.endpoint}/tasks/send  (accepted in ${acceptedMs} ms, task ${sent.id})`);
+  const steps: Step[] = [{ state: sent.status, at_ms: acceptedMs }];
+  const done = await until<PeerTask>(
     'the task to finish',
     async () => {
-      const r = await requestJson<{ task: Task }>(`${bob.endpoint}/tasks/${res.body.task.id}`);
-      const state = r.body.task.status.state;
-      if (steps.at(-1)?.state !== state) steps.push({ state, at_ms: Date.now() - sentAt });
-      return ['completed', 'failed', 'canceled'].includes(state) ? r.body.task : null;
+      // GET /tasks/{id} answers the task itself, its status a string.
+      const task = parsePeerTask((await requestJson(`${bob.endpoint}/tasks/${sent.id}`)).body);
+      if (!task) return null;
+      if (steps.at(-1)?.state !== task.status) steps.push({ state: task.status, at_ms: Date.now() - sentAt });
+      return FINISHED_STATES.has(task.status) ? task : null;
     },
     20_000,
   );
@@ -115,11 +117,11 @@ export async function runDemo(opts: { json: boolean }): Promise<boolean> {
         .filter((l) => l.startsWith('echo> A2A: [From: alice'))
         .at(-1)
         ?.slice('echo> '.length) ?? '(not on screen)';
-    const artifact = done.artifacts.map((a) => a.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')).join('\n');
+    const artifact = peerTaskText(done);
     say(`\n  typed into bob's terminal:  ${delivered}`);
     say(`  task artifact (bob's answer): ${artifact}`);
     say(`  receipt: ${JSON.stringify(done.receipt)}`);
-    const ok = done.status.state === 'completed' && artifact.includes(text);
+    const ok = done.status === 'completed' && artifact.includes(text);
     const result = {
       ok,
       agents: [alice.agent_id, bob.agent_id],

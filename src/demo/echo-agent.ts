@@ -10,8 +10,10 @@ import { numberSetting } from '../config/env-number.js';
  * (ECHO_STARTUP_MS, delay before the first prompt), --swallow (ECHO_SWALLOW=1: accept input
  * but never show or answer it), --no-reply (ECHO_AUTO_REPLY=0: never answer [REPLY EXPECTED]
  * messages through the reply route, like an agent that forgets to reply). Directives inside a message: [[wait: SECONDS]] thinks that
- * long; [[exit: CODE]] exits mid-turn; [[ask: CMD]] first shows a permission menu (like the real
- * CLIs' approval dialogs: arrows move, Enter picks, ESC denies).
+ * long; [[exit: CODE]] exits mid-turn; [[quiet]] ends the turn without printing anything and
+ * without a reply (an agent that forgets both: the sender gets MISSING_REPLY); [[ask: CMD]]
+ * first shows a permission menu (like the real CLIs' approval dialogs: arrows move, Enter
+ * picks, ESC denies).
  */
 const PROMPT = 'echo> ';
 const CONT = ' '.repeat(PROMPT.length);
@@ -215,10 +217,11 @@ class EchoAgent {
 
   private answer(text: string): void {
     const exit = /\[\[exit:\s*(\d+)\]\]/.exec(text);
+    const quiet = text.includes('[[quiet]]');
     const wait = /\[\[wait:\s*([\d.]+)\]\]/.exec(text);
     const thinkMs = wait ? Number(wait[1]) * 1000 : this.opts.thinkMs;
     // The answer streams in line by line while the spinner runs, like a model's tokens.
-    const lines = `ECHO: ${text}`.split('\n');
+    const lines = quiet ? [''] : `ECHO: ${text}`.split('\n');
     let shown = 0;
     let frame = 0;
     const started = Date.now();
@@ -236,6 +239,11 @@ class EchoAgent {
       if (exit) {
         this.write('\r\x1b[2Kexiting as asked\r\n');
         process.exit(Number(exit[1]));
+      }
+      if (quiet) {
+        this.write('\r\x1b[2K');
+        this.drawPrompt();
+        return;
       }
       this.write(`\r\x1b[2K${lines.slice(shown).join('\r\n')}\r\n`);
       this.drawPrompt();

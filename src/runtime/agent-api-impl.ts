@@ -1,4 +1,5 @@
 import type { AgentApi } from '../agent-api/agent-api.js';
+import { messageText } from '../agent-api/task.js';
 import type { FileRegistry } from '../registry/registry.js';
 import type { AgentTaskStore } from '../store/agent-tasks.js';
 import type { CliSession } from './cli-session.js';
@@ -39,6 +40,8 @@ export function agentApi(p: AgentParts): AgentApi {
     peers: () => p.registry.listLive(),
     submit: (input) => {
       const meta = input.metadata ?? {};
+      // An answer to a task made here with POST /tasks/create: that task takes its outcome.
+      p.replies.answerArrived(meta, messageText(input.message));
       // An answer to something we asked with --wait: the asking CLI already printed it; keep it
       // on record without typing it into the terminal.
       if (typeof meta.in_reply_to === 'string' && meta.answer_mode === 'wait') {
@@ -50,6 +53,12 @@ export function agentApi(p: AgentParts): AgentApi {
       p.delivery.enqueued(t);
       return p.tasks.get(t.id);
     },
+    createTask: (input) => {
+      const t = p.tasks.create({ ...input, metadata: { ...(input.metadata ?? {}), kind: 'outgoing' } });
+      return p.tasks.transition(t.id, 'working') ?? p.tasks.get(t.id);
+    },
+    recordReply: (taskId, outcome) => p.replies.recordReply(taskId, outcome),
+    updateHistory: (update) => p.replies.completionReported(update),
     replyStack: () => p.replies.stackEntries(),
     popReply: (select) => p.replies.pop(select),
     peekReply: (select) => p.replies.peek(select),

@@ -270,12 +270,14 @@ class Agent {
     this.webhooks.taskUpdated(task, previous);
     if (TERMINAL_STATES.has(state))
       this.history.record(task, { agent_id: identity.agentId, name: identity.name, agent_type: identity.type, working_dir: identity.workingDir });
-    if (state === 'working' && task.metadata.kind !== 'bootstrap') this.presence.taskWorking(task);
+    // A task made with POST /tasks/create only waits for an answer: the CLI is not working on it.
+    const cliWork = task.metadata.kind !== 'outgoing';
+    if (state === 'working' && task.metadata.kind !== 'bootstrap' && cliWork) this.presence.taskWorking(task);
     if (task.metadata.board_task === true && previous !== state) syncBoardTask(this.opts.cwd, identity.agentId, task, this.logger);
     if (TERMINAL_STATES.has(state)) {
       if (this.gate.isBootstrap(task.id)) this.gate.taskEnded(task);
-      else if (previous === 'working' || previous === 'input-required') this.presence.status.taskFinished();
-      this.presence.taskEnded();
+      else if (cliWork && (previous === 'working' || previous === 'input-required')) this.presence.status.taskFinished();
+      if (cliWork) this.presence.taskEnded();
     }
     this.presence.status.setTaskInFlight(this.delivery.busy);
     this.presence.write();

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { TERMINAL_STATES, type Task } from '../agent-api/task.js';
+import { taskError, TERMINAL_STATES, type Task } from '../agent-api/task.js';
 import { viewOf } from '../profiles/screen-rules.js';
 import type { PermissionChoice, Profile } from '../profiles/types.js';
 import { SynapseError } from '../errors.js';
@@ -128,7 +128,10 @@ export class DeliveryLoop extends EventEmitter {
     if (this.inflight) {
       const id = this.inflight.taskId;
       this.clearInflight();
-      this.deps.tasks.transition(id, 'failed', { message: `the CLI exited (code ${code}) during the task`, receipt: 'failed' });
+      this.deps.tasks.transition(id, 'failed', {
+        receipt: 'failed',
+        error: taskError('CLI_EXITED', `the CLI exited (code ${code}) during the task`, { exit_code: code }),
+      });
     }
   }
 
@@ -138,7 +141,7 @@ export class DeliveryLoop extends EventEmitter {
     if (this.inflight) {
       const id = this.inflight.taskId;
       this.clearInflight();
-      this.deps.tasks.transition(id, 'failed', { message: `the agent was stopped during the task (${reason})`, receipt: 'failed' });
+      this.deps.tasks.transition(id, 'failed', { receipt: 'failed', error: taskError('AGENT_STOPPED', `the agent was stopped during the task (${reason})`) });
     }
   }
 
@@ -244,8 +247,8 @@ export class DeliveryLoop extends EventEmitter {
       }
       this.clearInflight();
       this.deps.tasks.transition(f.taskId, 'failed', {
-        message: 'delivery unconfirmed: the message never showed on the CLI screen, even after the submit key was sent again',
         receipt: 'delivery_unconfirmed',
+        error: taskError('DELIVERY_UNCONFIRMED', 'delivery unconfirmed: the message never showed on the CLI screen, even after the submit key was sent again'),
       });
       // Nothing changed on screen, so the last READY reading still holds: go on with the inbox.
       this.pump();

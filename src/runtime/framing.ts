@@ -20,8 +20,11 @@ function frameHeader(task: Task): string {
     const name = sanitizeLabel(sender.sender_name ?? sender.sender_id);
     parts.push(`[From: ${name} (${id})]`);
   }
-  if (typeof task.metadata.in_reply_to === 'string') parts.push(`[ANSWER to ${sanitizeLabel(task.metadata.in_reply_to).slice(0, 8)}]`);
-  else if (replyExpected(task.metadata)) parts.push('[REPLY EXPECTED]');
+  if (typeof task.metadata.in_reply_to === 'string') {
+    parts.push(`[ANSWER to ${sanitizeLabel(task.metadata.in_reply_to).slice(0, 8)}]`);
+    // A failed answer (`synapse reply --fail`, MISSING_REPLY) says so before its text.
+    if (task.metadata.reply_status === 'failed') parts.push('[FAILED]');
+  } else if (replyExpected(task.metadata)) parts.push('[REPLY EXPECTED]');
   return parts.join(' ');
 }
 

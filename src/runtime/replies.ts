@@ -1,5 +1,6 @@
-import type { ForwardResult } from '../agent-api/agent-api.js';
-import { replyExpected, TERMINAL_STATES, type Task } from '../agent-api/task.js';
+import type { ForwardResult, HistoryUpdate, ReplyOutcome } from '../agent-api/agent-api.js';
+import { replyExpected, taskError, TERMINAL_STATES, type Task, type TaskError, type TaskMetadata } from '../agent-api/task.js';
+import { wireArtifacts, wireError, wireState } from '../agent-api/wire.js';
 import { requestJson } from '../a2a/http-json.js';
 import { SynapseError } from '../errors.js';
 import type { RegistryEntry } from '../registry/entry.js';
@@ -9,11 +10,23 @@ import { textArtifact, type TaskManager } from './tasks.js';
 
 export const DEFAULT_REPLY_GRACE_MS = 5000;
 
+/** The original's error codes: a failed reply, and a turn that ended with no reply and no output. */
+const REPLY_FAILED = 'REPLY_FAILED';
+const MISSING_REPLY = 'MISSING_REPLY';
+
+/** Output that is only prompt noise (at most 3 characters, none a letter or digit) is no answer. */
+function isTrivialOutput(text: string): boolean {
+  const t = text.trim();
+  return t.length === 0 || (t.length <= 3 && !/[\p{L}\p{N}]/u.test(t));
+}
+
 /**
  * Answers. A message that expects one is pushed on this agent's reply stack when it is
- * delivered; `reply()` pops it and completes the task with the reply. When the CLI goes idle
- * without replying, the task completes after a grace period with the cleaned output instead, so
- * a waiting sender never hangs. Either way, an agent sender gets the answer posted back.
+ * delivered; `reply()` pops it and completes the task with the reply (or fails it, with
+ * `synapse reply --fail`). When the CLI goes idle without replying, the task completes after a
+ * grace period with the cleaned output instead, so a waiting sender never hangs; when there is
+ * no output either, it fails with `MISSING_REPLY`, as the original does. Either way, an agent
+ * sender gets the outcome posted back.
  */
 export class ReplyCoordinator {
   private readonly graceTimers = new Map<string, NodeJS.Timeout>();
@@ -66,8 +79,8 @@ export class ReplyCoordinator {
     const task = this.deps.tasks.store.get(taskId);
     if (!task || TERMINAL_STATES.has(task.status.state)) return;
     if (!this.expectsAnswer(task)) {
-      // Nobody waits on this one: the post-back is a no-op, and complete() never rejects.
-      void this.complete(task.id, output, 'output');
+      // Nobody waits on this one: the post-back is a no-op, and finish() never rejects.
+      void this.finish(task.id, { status: 'completed', text: output }, 'output');
       return;
     }
     this.deps.clock.clearTimeout(this.graceTimers.get(taskId));
@@ -78,14 +91,20 @@ export class ReplyCoordinator {
         const current = this.deps.tasks.store.get(taskId);
         if (!current || TERMINAL_STATES.has(current.status.state)) return;
         this.onStack(() => this.deps.stack.remove(taskId));
+        if (isTrivialOutput(output)) {
+          this.deps.log(`task ${taskId}: no reply and no output within ${this.deps.graceMs} ms: ${MISSING_REPLY}`);
+          const error = taskError(MISSING_REPLY, 'the agent ended its turn without a reply (synapse reply) and without any output');
+          void this.finish(taskId, { status: 'failed', text: error.message, error }, 'output');
+          return;
+        }
         this.deps.log(`task ${taskId}: no reply within ${this.deps.graceMs} ms, completing with the CLI output`);
-        void this.complete(taskId, output, 'output');
+        void this.finish(taskId, { status: 'completed', text: output }, 'output');
       }, this.deps.graceMs),
     );
   }
 
-  /** `synapse reply`: answers the newest waiting sender (or the one named). */
-  async reply(input: { text: string; taskId?: string; senderId?: string }): Promise<{ task: Task; entry: ReplyEntry | null; forward: ForwardResult }> {
+  /** `synapse reply`: answers the newest waiting sender (or the one named) and posts the answer back. */
+  async reply(input: { taskId?: string; senderId?: string } & ReplyOutcome): Promise<{ task: Task; entry: ReplyEntry | null; forward: ForwardResult }> {
     const select = { ...(input.taskId ? { taskId: input.taskId } : {}), ...(input.senderId ? { senderId: input.senderId } : {}) };
     const entry = this.deps.stack.pop(select);
     let task: Task | null = entry ? this.deps.tasks.store.get(entry.task_id) : null;
@@ -104,48 +123,127 @@ export class ReplyCoordinator {
     }
     this.deps.clock.clearTimeout(this.graceTimers.get(task.id));
     this.graceTimers.delete(task.id);
-    const { task: done, forward } = await this.complete(task.id, input.text, 'reply');
+    const { task: done, forward } = await this.finish(task.id, outcomeOf(input), 'reply');
     return { task: done, entry, forward };
   }
 
-  private async complete(taskId: string, text: string, source: 'reply' | 'output'): Promise<{ task: Task; forward: ForwardResult }> {
-    let task = this.deps.tasks.transition(taskId, 'completed', { artifact: textArtifact(text), receipt: 'answered', metadata: { reply_source: source } });
-    if (!task) {
-      // Already finished (e.g. captured output first): an explicit reply replaces the artifact.
-      const current = this.deps.tasks.store.find(taskId);
-      if (source !== 'reply' || current.status.state !== 'completed') return { task: current, forward: { notified: null } };
-      current.artifacts = [textArtifact(text)];
+  /**
+   * `POST /tasks/{id}/reply` (the original's route): records an explicit reply on this agent's
+   * own task and takes it off the stack, without posting anything to the sender (the caller
+   * does that, as the original's `synapse reply` does).
+   */
+  recordReply(taskId: string, outcome: ReplyOutcome): Task {
+    const task = this.deps.tasks.store.find(taskId);
+    this.deps.clock.clearTimeout(this.graceTimers.get(task.id));
+    this.graceTimers.delete(task.id);
+    this.onStack(() => this.deps.stack.remove(task.id));
+    return this.record(task.id, outcomeOf(outcome), 'reply');
+  }
+
+  /**
+   * An answer arrived (`in_reply_to`, or `answer_for_task` from this implementation): when it
+   * names a task made here with `POST /tasks/create` that still waits, that task takes the
+   * answer's outcome, as the original completes the sender's own task.
+   */
+  answerArrived(metadata: TaskMetadata, text: string): Task | null {
+    const ids = [metadata.in_reply_to, metadata.answer_for_task].filter((v): v is string => typeof v === 'string' && v.length > 0);
+    for (const id of ids) {
+      const task = this.deps.tasks.store.get(id);
+      if (!task || task.metadata.kind !== 'outgoing' || TERMINAL_STATES.has(task.status.state)) continue;
+      const failed = metadata.reply_status === 'failed';
+      const reported = parseTaskError(metadata.reply_error);
+      const outcome: Outcome = failed
+        ? { status: 'failed', text, error: reported ?? taskError(REPLY_FAILED, text) }
+        : { status: 'completed', text: artifactsText(metadata.reply_artifacts) ?? text };
+      return this.record(task.id, outcome, 'reply');
+    }
+    return null;
+  }
+
+  /**
+   * `POST /history/update`: the agent that got a message made with `POST /tasks/create` reports
+   * how it ended without answering (the original's completion callback); that task takes the
+   * reported state. Only such tasks: this agent's own work is never rewritten from outside.
+   */
+  completionReported(update: HistoryUpdate): Task {
+    const task = this.deps.tasks.store.get(update.task_id);
+    if (!task || task.metadata.kind !== 'outgoing') throw new SynapseError('task_not_found', `Task not found in history: ${update.task_id}`);
+    if (TERMINAL_STATES.has(task.status.state)) throw new SynapseError('conflict', `task ${task.id} is already ${task.status.state}`);
+    const summary = update.output_summary ?? null;
+    const metadata = { completion_callback: true };
+    const changes =
+      update.status === 'completed'
+        ? { receipt: 'answered' as const, metadata, ...(summary ? { artifact: textArtifact(summary) } : {}) }
+        : update.status === 'failed'
+          ? { receipt: 'failed' as const, metadata, error: taskError('TASK_FAILED', summary ?? 'the receiving agent reported that the task failed') }
+          : { receipt: 'canceled' as const, metadata, message: summary ?? 'the receiving agent reported that the task was canceled' };
+    return this.deps.tasks.transition(task.id, update.status, changes) ?? this.deps.tasks.store.find(task.id);
+  }
+
+  /** Completes or fails the task with the outcome; a reply replaces captured output. No post-back. */
+  private record(taskId: string, outcome: Outcome, source: 'reply' | 'output'): Task {
+    const changes =
+      outcome.status === 'completed'
+        ? { artifact: textArtifact(outcome.text), receipt: 'answered' as const, metadata: { reply_source: source } }
+        : { error: outcome.error, receipt: 'failed' as const, metadata: { reply_source: source } };
+    const task = this.deps.tasks.transition(taskId, outcome.status, changes);
+    if (task) return task;
+    const current = this.deps.tasks.store.find(taskId);
+    // Already finished with captured output: an explicit answer replaces it.
+    if (source === 'reply' && outcome.status === 'completed' && current.status.state === 'completed') {
+      current.artifacts = [textArtifact(outcome.text)];
       current.metadata = { ...current.metadata, reply_source: 'reply' };
       current.updated_at = new Date(this.deps.clock.now()).toISOString();
       this.deps.tasks.store.save(current);
       this.deps.tasks.emit('updated', current, 'completed');
-      task = current;
+      return current;
     }
-    const forward = await this.forward(task, text);
+    if (source === 'reply') throw new SynapseError('conflict', `task ${current.id} is already ${current.status.state}; it cannot take this reply`);
+    return current;
+  }
+
+  private async finish(taskId: string, outcome: Outcome, source: 'reply' | 'output'): Promise<{ task: Task; forward: ForwardResult }> {
+    const before = this.deps.tasks.store.get(taskId);
+    const task = this.record(taskId, outcome, source);
+    // An output that lost the race to an explicit reply changes nothing and tells nobody.
+    if (source === 'output' && before && TERMINAL_STATES.has(before.status.state)) return { task, forward: { notified: null } };
+    const forward = await this.forward(task, outcome.text);
     return { task, forward };
   }
 
-  /** Posts the answer to an agent sender's endpoint with `in_reply_to`. */
+  /**
+   * Posts the outcome to an agent sender's `/tasks/send` with `in_reply_to`, carrying the
+   * original's `reply_status`, `reply_artifacts` and `reply_error`. The original looks the
+   * `in_reply_to` task up among its own and answers 404 when it is not there: then the answer
+   * goes again naming the sender's own task (`sender_task_id`), or as a plain message.
+   */
   private async forward(task: Task, text: string): Promise<ForwardResult> {
     const endpoint = task.metadata.sender?.sender_endpoint;
     if (!endpoint || !this.expectsAnswer(task)) return { notified: null };
     const me = this.deps.self();
+    const senderTask = typeof task.metadata.sender_task_id === 'string' ? task.metadata.sender_task_id : null;
+    const error = wireError(task);
+    const metadata = {
+      answer_mode: task.metadata.response_mode,
+      response_mode: 'silent',
+      ...(senderTask ? { answer_for_task: senderTask } : {}),
+      reply_status: wireState(task.status.state),
+      reply_artifacts: wireArtifacts(task.artifacts),
+      ...(error ? { reply_error: error } : {}),
+      sender: { sender_id: me.agent_id, sender_name: me.name ?? me.agent_id, sender_type: me.agent_type, sender_endpoint: me.endpoint },
+    };
+    const attempts = [task.id, ...(senderTask && senderTask !== task.id ? [senderTask] : []), null];
     try {
-      const res = await requestJson(`${endpoint}/tasks/send`, {
-        timeoutMs: 5000,
-        body: {
-          message: { role: 'agent', parts: [{ type: 'text', text }] },
-          metadata: {
-            in_reply_to: task.id,
-            answer_mode: task.metadata.response_mode,
-            response_mode: 'silent',
-            ...(typeof task.metadata.sender_task_id === 'string' ? { answer_for_task: task.metadata.sender_task_id } : {}),
-            sender: { sender_id: me.agent_id, sender_name: me.name ?? me.agent_id, sender_type: me.agent_type, sender_endpoint: me.endpoint },
-          },
-        },
-      });
-      if (res.status >= 300) return { notified: false, error: `${endpoint} answered ${res.status}` };
-      return { notified: true };
+      for (const inReplyTo of attempts) {
+        const res = await requestJson(`${endpoint}/tasks/send`, {
+          timeoutMs: 5000,
+          body: { message: { role: 'agent', parts: [{ type: 'text', text }] }, metadata: { ...metadata, ...(inReplyTo ? { in_reply_to: inReplyTo } : {}) } },
+        });
+        if (res.status === 404 && inReplyTo !== null) continue;
+        if (res.status >= 300) return { notified: false, error: `${endpoint} answered ${res.status}` };
+        return { notified: true };
+      }
+      return { notified: false, error: `${endpoint} answered 404` };
     } catch (err) {
       this.deps.log(`could not post the answer to ${endpoint}: ${(err as Error).message}`);
       return { notified: false, error: (err as Error).message };
@@ -168,4 +266,35 @@ export class ReplyCoordinator {
     for (const t of this.graceTimers.values()) this.deps.clock.clearTimeout(t);
     this.graceTimers.clear();
   }
+}
+
+type Outcome = { status: 'completed'; text: string } | { status: 'failed'; text: string; error: TaskError };
+
+/** A reply as the routes take it: text, and for a failed one its error (default `REPLY_FAILED`). */
+function outcomeOf(input: ReplyOutcome): Outcome {
+  if (input.status !== 'failed') return { status: 'completed', text: input.text };
+  const error = input.error ? { code: input.error.code, message: input.error.message, data: input.error.data ?? null } : taskError(REPLY_FAILED, input.text);
+  return { status: 'failed', text: input.text, error };
+}
+
+/** `reply_error` as another agent sent it, when it has the original's shape. */
+function parseTaskError(v: unknown): TaskError | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const e = v as Record<string, unknown>;
+  if (typeof e.code !== 'string' || typeof e.message !== 'string') return null;
+  const data = typeof e.data === 'object' && e.data !== null && !Array.isArray(e.data) ? (e.data as Record<string, unknown>) : null;
+  return { code: e.code, message: e.message, data };
+}
+
+/** The text of `reply_artifacts` as another agent sent them (`data` a string or `{content}`). */
+function artifactsText(v: unknown): string | null {
+  if (!Array.isArray(v)) return null;
+  const texts = v.flatMap((a) => {
+    const data = (a as { data?: unknown } | null)?.data;
+    if (typeof data === 'string') return [data];
+    if (typeof data === 'object' && data !== null && typeof (data as { content?: unknown }).content === 'string')
+      return [(data as { content: string }).content];
+    return [];
+  });
+  return texts.length > 0 ? texts.join('\n') : null;
 }

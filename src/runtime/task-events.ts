@@ -1,5 +1,6 @@
 import type { StreamEvent, StreamListener, TaskEventSink, TaskEventSource } from '../agent-api/task-events.js';
-import { TERMINAL_STATES, type Task } from '../agent-api/task.js';
+import { TERMINAL_STATES, type Task, type TaskState } from '../agent-api/task.js';
+import { doneEvent, outputEvent, statusEvent, wireState } from '../agent-api/wire.js';
 import { systemClock, type Clock } from '../clock.js';
 
 type Listener = StreamListener;
@@ -16,7 +17,8 @@ const GLOBAL_RING = 1000;
 
 /**
  * Per-task event journals for `GET /tasks/:id/subscribe` (so `Last-Event-ID` can replay what
- * a reconnecting client missed) and one ring for `GET /events`.
+ * a reconnecting client missed) and one ring for `GET /events`. A task's events carry the
+ * original Synapse's SSE payloads (`{type: status|output|done, …}`, agent-api/wire.ts).
  */
 export class TaskEvents implements TaskEventSource, TaskEventSink {
   private readonly journals = new Map<string, Journal>();
@@ -45,20 +47,15 @@ export class TaskEvents implements TaskEventSource, TaskEventSink {
   /** Every persisted task change. */
   taskUpdated(task: Task, previous: string | null): void {
     if (previous !== task.status.state) {
-      this.append(task.id, 'status', {
-        task_id: task.id,
-        state: task.status.state,
-        timestamp: task.status.timestamp,
-        message: task.status.message ?? null,
-        receipt: task.receipt,
-      });
-      this.publish('task', { task_id: task.id, state: task.status.state, previous, receipt: task.receipt });
+      this.append(task.id, 'status', statusEvent(task));
+      const before = previous === null ? null : wireState(previous as TaskState);
+      this.publish('task', { task_id: task.id, state: wireState(task.status.state), previous: before, receipt: task.receipt });
     }
     if (TERMINAL_STATES.has(task.status.state)) {
       const j = this.journal(task.id);
       if (j.finishedAt === null) {
         j.finishedAt = this.clock.now();
-        this.append(task.id, 'done', { task });
+        this.append(task.id, 'done', doneEvent(task));
         this.trim();
       }
     }
@@ -72,7 +69,7 @@ export class TaskEvents implements TaskEventSource, TaskEventSink {
     // The last line may still be growing; send it once a newer one follows.
     const complete = lines.slice(0, -1);
     if (complete.length <= j.outputLines) return;
-    this.append(taskId, 'output', { task_id: taskId, lines: complete.slice(j.outputLines) });
+    this.append(taskId, 'output', outputEvent(taskId, complete.slice(j.outputLines)));
     j.outputLines = complete.length;
   }
 

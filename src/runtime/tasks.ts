@@ -1,7 +1,17 @@
 import type { NewTask } from '../agent-api/agent-api.js';
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import { canTransition, TERMINAL_STATES, type Artifact, type ReceiptState, type Task, type TaskMetadata, type TaskState } from '../agent-api/task.js';
+import {
+  canTransition,
+  taskError,
+  TERMINAL_STATES,
+  type Artifact,
+  type ReceiptState,
+  type Task,
+  type TaskError,
+  type TaskMetadata,
+  type TaskState,
+} from '../agent-api/task.js';
 import { SynapseError } from '../errors.js';
 import type { AgentTaskStore } from '../store/agent-tasks.js';
 import type { Clock } from '../clock.js';
@@ -51,13 +61,15 @@ export class TaskManager extends EventEmitter {
   transition(
     id: string,
     state: TaskState,
-    changes: { message?: string; receipt?: ReceiptState; artifact?: Artifact; metadata?: TaskMetadata } = {},
+    changes: { message?: string; receipt?: ReceiptState; artifact?: Artifact; metadata?: TaskMetadata; error?: TaskError } = {},
   ): Task | null {
     const task = this.store.get(id);
     if (!task || !canTransition(task.status.state, state)) return null;
     const previous = task.status.state;
     const now = this.iso();
-    task.status = { state, timestamp: now, ...(changes.message ? { message: changes.message } : {}) };
+    const message = changes.message ?? changes.error?.message;
+    task.status = { state, timestamp: now, ...(message ? { message } : {}) };
+    if (changes.error) task.error = changes.error;
     if (changes.artifact) task.artifacts.push(changes.artifact);
     if (changes.metadata) task.metadata = { ...task.metadata, ...changes.metadata };
     if (changes.receipt) this.stampReceipt(task, changes.receipt, now);
@@ -103,7 +115,7 @@ export class TaskManager extends EventEmitter {
     let n = 0;
     for (const state of ['working', 'input-required'] as const) {
       for (const t of this.store.inState(state)) {
-        if (this.transition(t.id, 'failed', { message: reason, receipt: 'failed' })) n++;
+        if (this.transition(t.id, 'failed', { receipt: 'failed', error: taskError('INTERRUPTED', reason) })) n++;
       }
     }
     return n;

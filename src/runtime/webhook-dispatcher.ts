@@ -1,6 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Task } from '../agent-api/task.js';
+import { webhookPayload } from '../agent-api/wire.js';
 import { numberSetting } from '../config/env-number.js';
 import type { Env } from '../config/paths.js';
 import { redactUrl, webhookEventFor, type WebhookEvent, type WebhookStore, type WebhookTarget } from '../store/webhooks.js';
@@ -32,7 +33,9 @@ interface AttemptResult {
 }
 
 interface Delivery {
+  /** The delivery id, also the payload's `event_id`. */
   id: string;
+  timestamp: string;
   event: WebhookEvent;
   taskId: string;
   target: WebhookTarget;
@@ -105,10 +108,11 @@ export class WebhookDispatcher {
     }
     for (const target of targets) {
       const id = randomUUID();
-      const payload = { id, event, created_at: new Date(this.clock.now()).toISOString(), ...(this.agentId ? { agent_id: this.agentId } : {}), task };
-      const body = Buffer.from(JSON.stringify(payload));
+      const timestamp = new Date(this.clock.now()).toISOString();
+      // The original's body: {event, event_id, timestamp, data: {task_id, error?}}, plus the task.
+      const body = Buffer.from(JSON.stringify(webhookPayload(event, id, timestamp, task, this.agentId)));
       const secret = target.secret ?? this.defaultSecret;
-      const delivery: Delivery = { id, event, taskId: task.id, target, body, signature: secret ? signatureFor(body, secret) : null };
+      const delivery: Delivery = { id, timestamp, event, taskId: task.id, target, body, signature: secret ? signatureFor(body, secret) : null };
       // Next tick: the caller (the task manager's emit) returns before any I/O starts.
       this.schedule(() => this.attempt(delivery, 1), 0);
     }
@@ -208,6 +212,8 @@ export class WebhookDispatcher {
       'content-length': String(d.body.length),
       'user-agent': `synapse/${VERSION}`,
       'x-synapse-event': d.event,
+      'x-synapse-event-id': d.id,
+      'x-synapse-timestamp': d.timestamp,
       'x-synapse-delivery': d.id,
       'x-synapse-attempt': String(attempt),
     };

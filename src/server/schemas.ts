@@ -50,17 +50,54 @@ export const PriorityQuerySchema = Type.Object({
 
 export const TaskIdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
 
+/** The original's state names; `input-required` (this implementation's older spelling) is still taken. */
+const STATE_NAMES = ['submitted', 'working', 'input_required', 'input-required', 'completed', 'failed', 'canceled'] as const;
+
 export const TaskListQuerySchema = Type.Object({
-  state: Type.Optional(Type.Union(['submitted', 'working', 'input-required', 'completed', 'failed', 'canceled'].map((s) => Type.Literal(s)))),
+  state: Type.Optional(Type.Union(STATE_NAMES.map((s) => Type.Literal(s)))),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  context_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
 });
 
 export type SendBody = Static<typeof SendBodySchema>;
+
+/** A task's error as the original has it. */
+export const TaskErrorSchema = Type.Object({
+  code: Type.String({ minLength: 1, maxLength: 100 }),
+  message: Type.String({ maxLength: 100_000 }),
+  data: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+});
+
+const ReplyStatus = Type.Union([Type.Literal('completed'), Type.Literal('failed')]);
 
 export const ReplyBodySchema = Type.Object({
   text: Type.String({ minLength: 1, maxLength: 1_000_000 }),
   task_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   sender_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  /** `failed`: the text is the reason (`synapse reply --fail`); the error defaults to REPLY_FAILED. */
+  status: Type.Optional(ReplyStatus),
+  error: Type.Optional(TaskErrorSchema),
+});
+
+/** `POST /tasks/{id}/reply`, the original's ExplicitReplyRequest. */
+export const TaskReplyBodySchema = Type.Object({
+  message: Type.String({ minLength: 1, maxLength: 1_000_000 }),
+  status: Type.Optional(ReplyStatus),
+  error: Type.Optional(Type.Union([TaskErrorSchema, Type.Null()])),
+});
+
+/** `POST /tasks/create`, the original's CreateTaskRequest (plus `context_id`). */
+export const CreateTaskBodySchema = Type.Object({
+  message: MessageSchema,
+  metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+  context_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+});
+
+/** `POST /history/update`, the original's HistoryUpdateRequest. */
+export const HistoryUpdateBodySchema = Type.Object({
+  task_id: Type.String({ minLength: 1, maxLength: 128 }),
+  status: Type.Union([Type.Literal('completed'), Type.Literal('failed'), Type.Literal('canceled')]),
+  output_summary: Type.Optional(Type.Union([Type.String({ maxLength: 1_000_000 }), Type.Null()])),
 });
 
 export const ReplySelectQuerySchema = Type.Object({

@@ -91,7 +91,7 @@ export async function foregroundScenario(cli: Cli): Promise<void> {
     async () => {
       const row = inputRow(cli, pane.capture());
       if (row !== half) return `the input row changed to ${JSON.stringify(row)}\n${show(pane)}`;
-      const state = (await getTask(agent, task.id)).status.state;
+      const state = (await getTask(agent, task.id)).status;
       if (state !== 'submitted') return `the task went ${state} while the human had unsent text`;
       const sent = userTexts(cli, mock).filter((t) => t.includes('half typed') || t.includes('delivered over HTTP'));
       if (sent.length) return `the model got ${JSON.stringify(sent)}`;
@@ -102,7 +102,7 @@ export async function foregroundScenario(cli: Cli): Promise<void> {
 
   pane.sendKeys('C-u');
   const done = await waitForState({ endpoint: agent.endpoint, output: () => show(pane) }, task.id);
-  expect(done.status.state).toBe('completed');
+  expect(done.status).toBe('completed');
   expect(artifact(done)).toBe(`MOCK: ${framed(message)}`);
   // The model got the delivery alone, never the half-typed text.
   expect(userTexts(cli, mock).filter((t) => t.includes('half typed') || t.includes('delivered over HTTP'))).toEqual([framed(message)]);

@@ -387,8 +387,9 @@ export async function send(agent: { endpoint: string }, text: string, opts: { pr
   return res.body.task;
 }
 
+/** `GET /tasks/{id}`: the task itself, in the original Synapse's shape (`status` a string). */
 export async function getTask(agent: { endpoint: string }, id: string): Promise<any> {
-  return (await getJson(`${agent.endpoint}/tasks/${id}`)).body.task;
+  return (await getJson(`${agent.endpoint}/tasks/${id}`)).body;
 }
 
 const TERMINAL = ['completed', 'failed', 'canceled'];
@@ -399,7 +400,7 @@ export async function waitForState(agent: { endpoint: string; output?: () => str
     return await waitFor(
       async () => {
         const t = await getTask(agent, id);
-        return states.includes(t?.status?.state) ? t : null;
+        return states.includes(t?.status) ? t : null;
       },
       ms,
       `task ${id} to be ${states.join('|')}`,
@@ -407,14 +408,15 @@ export async function waitForState(agent: { endpoint: string; output?: () => str
   } catch (err) {
     const t = await getTask(agent, id).catch(() => null);
     throw new Error(
-      `${(err as Error).message} (it is ${t?.status?.state})\n--- screen ---\n${await screenText(agent).catch(() => '')}\n--- log ---\n${agent.output?.() ?? ''}`,
+      `${(err as Error).message} (it is ${t?.status})\n--- screen ---\n${await screenText(agent).catch(() => '')}\n--- log ---\n${agent.output?.() ?? ''}`,
       { cause: err },
     );
   }
 }
 
+/** The text of a wire task's artifacts (`{type: 'text', data: '…'}`). */
 export function artifact(task: any): string {
-  return (task.artifacts ?? []).map((a: any) => a.parts.map((p: any) => p.text ?? '').join('')).join('\n');
+  return (task.artifacts ?? []).map((a: any) => (typeof a.data === 'string' ? a.data : (a.data?.content ?? ''))).join('\n');
 }
 
 /** The text a plain message with no sender is delivered as. */

@@ -103,9 +103,9 @@ export async function startupScenario(spec: CliSpec): Promise<void> {
   expect(firstReady, 'a STARTING -> READY status change in the log').toBeTruthy();
 
   const { body } = await getJson(`${agent.endpoint}/tasks?limit=50`);
-  const boot = (body.tasks as any[]).filter((t) => t.metadata?.kind === 'bootstrap');
+  const boot = (body as any[]).filter((t) => t.metadata?.kind === 'bootstrap');
   expect(boot).toHaveLength(1);
-  expect(boot[0].status.state).toBe('completed');
+  expect(boot[0].status).toBe('completed');
   expect(boot[0].metadata.response_mode).toBe('silent');
   // The model really got it: a turn whose user text names this agent.
   const seen = userTexts(spec.cli, mock).filter((t) => t.includes(agent.agentId));
@@ -124,7 +124,7 @@ export async function textTurnScenario(spec: CliSpec): Promise<void> {
   const text = 'hello from the e2e suite, please answer';
   const task = await send(agent, text);
   const done = await waitForState(agent, task.id);
-  expect(done.status.state).toBe('completed');
+  expect(done.status).toBe('completed');
   const answer = artifact(done);
   expect(chromeIn(answer), `chrome in the answer:\n${answer}`).toEqual([]);
   expect(answer).toBe(`MOCK: ${framed(text)}`);
@@ -149,7 +149,7 @@ export async function multilineScenario(spec: CliSpec): Promise<void> {
   const before = modelTurns(mock).length;
   const task = await send(agent, text);
   const done = await waitForState(agent, task.id);
-  expect(done.status.state).toBe('completed');
+  expect(done.status).toBe('completed');
   const turns = modelTurns(mock).slice(before);
   // Exactly one model turn for it, holding every line as sent (tabs as the CLI passes them on).
   expect(turns.map((r) => turnOf(spec.cli, r).userText)).toEqual([framed(text).replace(/\t/g, spec.pastedTab)]);
@@ -161,8 +161,8 @@ function permissionTurnText(spec: CliSpec, file: string): string {
 }
 
 async function untilDialog(spec: CliSpec, agent: Awaited<ReturnType<typeof startAgent>>, taskId: string): Promise<any> {
-  const t = await waitForState(agent, taskId, ['input-required', 'completed', 'failed', 'canceled']);
-  expect(t.status.state, `the task went ${t.status.state}, not input-required:\n${await screenText(agent)}`).toBe('input-required');
+  const t = await waitForState(agent, taskId, ['input_required', 'completed', 'failed', 'canceled']);
+  expect(t.status, `the task went ${t.status}, not input_required:\n${await screenText(agent)}`).toBe('input_required');
   const choices = t.metadata.permission?.choices as Array<{ key: string; label: string }>;
   expect(choices.map((c) => c.key)).toEqual(['1', '2', '3']);
   spec.choiceLabels.forEach((re, i) => expect(choices[i]!.label).toMatch(re));
@@ -184,7 +184,7 @@ export async function approveScenario(spec: CliSpec): Promise<void> {
   expect(res.status).toBe(200);
   expect(res.body.choice.key).toBe('1');
   const done = await waitForState(agent, task.id);
-  expect(done.status.state).toBe('completed');
+  expect(done.status).toBe('completed');
   expect(fs.existsSync(path.join(agent.home.cwd, file))).toBe(true);
   const followUp = modelTurns(mock).find((r) => (turnOf(spec.cli, r).toolOutput ?? '').includes('hi'));
   expect(followUp, 'the model got the tool output').toBeTruthy();
@@ -207,7 +207,7 @@ export async function denyScenario(spec: CliSpec): Promise<void> {
   expect(res.status).toBe(200);
   expect(res.body.choice.key).toBe('3');
   const ended = await waitForState(agent, task.id);
-  expect(['completed', 'canceled']).toContain(ended.status.state);
+  expect(['completed', 'canceled']).toContain(ended.status);
   expect(fs.existsSync(path.join(agent.home.cwd, file))).toBe(false);
   // Nothing more went to the model for the denied call.
   expect(modelTurns(mock).length).toBe(turnsBefore);
@@ -215,7 +215,7 @@ export async function denyScenario(spec: CliSpec): Promise<void> {
 
   const next = await send(agent, 'after the denial');
   const nextDone = await waitForState(agent, next.id);
-  expect(nextDone.status.state).toBe('completed');
+  expect(nextDone.status).toBe('completed');
   expect(artifact(nextDone)).toBe(`MOCK: ${framed('after the denial')}`);
 }
 
@@ -236,9 +236,9 @@ export async function priorityScenario(spec: CliSpec): Promise<void> {
   expect(interruptMs).toBeLessThan(2_000);
 
   const done = await waitForState(agent, urgent.id);
-  expect(done.status.state).toBe('completed');
+  expect(done.status).toBe('completed');
   expect(artifact(done)).toBe(`MOCK: ${framed('urgent: stop and answer this')}`);
-  expect((await getTask(agent, slow.id)).status.state).toBe('canceled');
+  expect((await getTask(agent, slow.id)).status).toBe('canceled');
   // The urgent message went to the model on its own, not glued to the interrupted one.
   const urgentTurns = userTexts(spec.cli, mock).filter((t) => t.includes('urgent: stop'));
   expect(urgentTurns).toEqual([framed('urgent: stop and answer this')]);
@@ -263,14 +263,14 @@ export async function agentToAgentScenario(spec: CliSpec, receiverCli: Cli = spe
   const cmd = `node ${BIN} send ${receiver.agentId} "${question}" --wait --force`;
   const task = await send(sender, `ask the other agent [[sh: ${cmd}]]`);
   const done = await waitForState(sender, task.id, undefined, 90_000);
-  expect(done.status.state).toBe('completed');
+  expect(done.status).toBe('completed');
 
   // The receiver's CLI got the framed message from the sender and its model answered it.
   const asked = `A2A: [From: ${sender.agentId} (${sender.agentId})] [REPLY EXPECTED] ${question}`;
   expect(userTexts(receiverCli, mock)).toContain(asked);
   const { body } = await getJson(`${receiver.endpoint}/tasks?limit=50`);
-  const received = (body.tasks as any[]).find((t) => t.metadata?.sender?.sender_id === sender.agentId);
-  expect(received?.status.state).toBe('completed');
+  const received = (body as any[]).find((t) => t.metadata?.sender?.sender_id === sender.agentId);
+  expect(received?.status).toBe('completed');
   // The receiver's reply is what its screen showed: the answer as sent, or as rendered (shownForms).
   const reply = artifact(received);
   expect(shownForms(SPECS[receiverCli], `MOCK: ${asked}`)).toContain(reply);

@@ -6,7 +6,7 @@ import { HistoryStore, type HistoryAgent } from '../../src/store/history.js';
 const alice: HistoryAgent = { agent_id: 'synapse-claude-8100', name: 'alice', agent_type: 'claude', working_dir: '/nonexistent/alice' };
 const bob: HistoryAgent = { agent_id: 'synapse-codex-8120', name: 'bob', agent_type: 'codex', working_dir: '/nonexistent/bob' };
 
-export function task(id: string, state: TaskState, input: string, output: string, atMs: number, metadata: Task['metadata'] = {}): Task {
+function task(id: string, state: TaskState, input: string, output: string, atMs: number, metadata: Task['metadata'] = {}): Task {
   const iso = (ms: number) => new Date(ms).toISOString();
   return {
     id,

@@ -168,6 +168,15 @@ export async function startHeadless(
   return handle;
 }
 
+/**
+ * An echo agent that never replies by itself (`ECHO_AUTO_REPLY=0`): a message that expects an
+ * answer waits on its reply stack for `graceS` seconds before its output (or MISSING_REPLY) ends it.
+ */
+export function startNonReplying(name: string, opts: { env: NodeJS.ProcessEnv; graceS?: number }): Promise<AgentHandle> {
+  const env = { ...opts.env, ECHO_AUTO_REPLY: '0', SYNAPSE_REPLY_GRACE: String(opts.graceS ?? 60) };
+  return startHeadless('echo', { env, args: ['--name', name] });
+}
+
 const cleanups: Array<() => Promise<void>> = [];
 function registerCleanup(fn: () => Promise<void>): void {
   cleanups.push(fn);
@@ -198,18 +207,19 @@ export function textMessage(text: string, metadata?: Record<string, unknown>) {
   return { message: { role: 'user', parts: [{ type: 'text', text }] }, ...(metadata ? { metadata } : {}) };
 }
 
-/** Waits until the task reaches a terminal state and returns it. */
+/** Waits until the task (`GET /tasks/{id}`: the task itself, its status a string) is finished and returns it. */
 export async function waitForTask(endpoint: string, id: string, timeoutMs = 10_000): Promise<any> {
   return waitFor(
     async () => {
       const { body } = await getJson(`${endpoint}/tasks/${id}`);
-      return ['completed', 'failed', 'canceled'].includes(body.task?.status?.state) ? body.task : null;
+      return ['completed', 'failed', 'canceled'].includes(body?.status) ? body : null;
     },
     timeoutMs,
     `task ${id} to finish`,
   );
 }
 
+/** The text of a wire task's artifacts (`{type: 'text', data: '…'}`), one per line. */
 export function artifactText(task: any): string {
-  return (task.artifacts ?? []).map((a: any) => a.parts.map((p: any) => p.text ?? '').join('')).join('\n');
+  return (task.artifacts ?? []).map((a: any) => (typeof a.data === 'string' ? a.data : (a.data?.content ?? ''))).join('\n');
 }

@@ -56,12 +56,13 @@ export function registerMessagingCommands(program: Command): void {
     .argument('[text]', 'the answer')
     .option('--to <sender>', 'answer the newest message from this sender (id or name)')
     .option('--task <id>', 'answer the message of this task (id or prefix)')
+    .option('--fail <reason>', 'answer that the task failed, with this reason (error code REPLY_FAILED), instead of a text answer')
     .option('--list', 'list who is waiting for your answer')
     .option('--from <agent>', 'reply as this agent (default: $SYNAPSE_AGENT_ID or the agent whose terminal runs this)')
     .option('--json', 'print JSON')
     .addHelpText(
       'after',
-      '\nExamples:\n  synapse reply "looks good, two nits: …"\n  synapse reply --list\n  synapse reply "done" --to codex\n\nExit 1 with "nobody is waiting for an answer from you" when the stack is empty.',
+      '\nExamples:\n  synapse reply "looks good, two nits: …"\n  synapse reply --list\n  synapse reply "done" --to codex\n  synapse reply --fail "cannot reach the staging database"\n\nExit 1 with "nobody is waiting for an answer from you" when the stack is empty. A sender waiting\nwith --wait gets a failed task whose error is {code: REPLY_FAILED, message: <reason>}.',
     )
     .action(async (text: string | undefined, flags: ReplyFlags) => {
       const { replyCommand } = await import('./reply.js');

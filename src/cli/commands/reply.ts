@@ -1,9 +1,8 @@
 import { requestJson } from '../../a2a/http-json.js';
-import type { Task } from '../../agent-api/task.js';
+import { parsePeerTask } from '../../a2a/wire-client.js';
 import { SynapseError } from '../../errors.js';
 import type { RegistryEntry } from '../../registry/entry.js';
 import { liveAgents } from '../../registry/lookup.js';
-import type { ReplyEntry } from '../../registry/reply-stack.js';
 import { resolveSender } from '../../registry/sender.js';
 import type { CommandIo } from '../io.js';
 import { renderTable } from '../table.js';
@@ -24,53 +23,79 @@ function self(from: string | undefined, env: NodeJS.ProcessEnv): RegistryEntry {
 export interface ReplyFlags {
   to?: string;
   task?: string;
+  fail?: string;
   list?: boolean;
   from?: string;
   json?: boolean;
 }
 
-/** `synapse reply [text]`: answers the newest message that expects a reply (or the one named); `--list` shows who waits. */
+/** One waiting sender from `GET /reply-stack/list` (the original's `targets`; `sender_name` is ours). */
+interface ReplyTarget {
+  sender_id?: string | null;
+  sender_name?: string | null;
+  receiver_task_id?: string | null;
+  received_at?: string | null;
+  message_preview?: string | null;
+}
+
+async function listTargets(me: RegistryEntry, json: boolean | undefined, io: CommandIo): Promise<void> {
+  const res = await requestJson<{ targets?: ReplyTarget[]; error?: { code: string; message: string } }>(`${me.endpoint}/reply-stack/list`);
+  if (res.status !== 200) throw new SynapseError('delivery_failed', `cannot list who is waiting: ${res.status} ${res.body.error?.message ?? ''}`);
+  const targets = Array.isArray(res.body.targets) ? res.body.targets : [];
+  if (json) io.out(`${JSON.stringify(targets, null, 2)}\n`);
+  else if (targets.length === 0) io.out('nobody is waiting for an answer from you\n');
+  else
+    io.out(
+      `${renderTable(
+        ['SENDER', 'TASK', 'RECEIVED', 'MESSAGE'],
+        [...targets]
+          .reverse()
+          .map((t) => [
+            t.sender_name ? `${t.sender_name} (${t.sender_id})` : (t.sender_id ?? 'human'),
+            (t.receiver_task_id ?? '-').slice(0, 8),
+            t.received_at ?? '-',
+            t.message_preview ?? '',
+          ]),
+      )}\n`,
+    );
+}
+
+/**
+ * `synapse reply [text]`: answers the newest message that expects a reply (or the one named);
+ * `--fail <reason>` answers that it failed; `--list` shows who waits.
+ */
 export async function replyCommand(text: string | undefined, flags: ReplyFlags, io: CommandIo): Promise<void> {
   const me = self(flags.from, io.env);
-  if (flags.list) {
-    const res = await requestJson<{ entries?: ReplyEntry[]; error?: { code: string; message: string } }>(`${me.endpoint}/reply-stack/list`);
-    if (res.status !== 200) throw new SynapseError('delivery_failed', `cannot list who is waiting: ${res.status} ${res.body.error?.message ?? ''}`);
-    const entries = res.body.entries ?? [];
-    if (flags.json) io.out(`${JSON.stringify(entries, null, 2)}\n`);
-    else if (entries.length === 0) io.out('nobody is waiting for an answer from you\n');
-    else
-      io.out(
-        `${renderTable(
-          ['SENDER', 'TASK', 'RECEIVED'],
-          entries.reverse().map((e) => [e.sender_name ? `${e.sender_name} (${e.sender_id})` : (e.sender_id ?? 'human'), e.task_id.slice(0, 8), e.received_at]),
-        )}\n`,
-      );
-    return;
-  }
-  if (text === undefined || text.trim() === '') throw new SynapseError('usage', 'the reply is empty: synapse reply "your answer"');
+  if (flags.list) return listTargets(me, flags.json, io);
+  const hasText = text !== undefined && text.trim() !== '';
+  if (flags.fail !== undefined && hasText) throw new SynapseError('usage', 'use either a reply message or --fail, not both');
+  if (flags.fail !== undefined && flags.fail.trim() === '') throw new SynapseError('usage', '--fail needs a reason: synapse reply --fail "why it failed"');
+  if (flags.fail === undefined && !hasText) throw new SynapseError('usage', 'the reply is empty: synapse reply "your answer"');
+  const outcome = flags.fail !== undefined ? { text: flags.fail.trim(), status: 'failed' } : { text: text! };
   const res = await requestJson<{
-    task?: Task;
-    entry?: ReplyEntry | null;
+    task?: unknown;
+    target?: ReplyTarget | null;
     forward?: { notified: boolean | null; error?: string };
     error?: { code: string; message: string };
   }>(`${me.endpoint}/reply`, {
-    body: { text, ...(flags.task ? { task_id: flags.task } : {}), ...(flags.to ? { sender_id: flags.to } : {}) },
+    body: { ...outcome, ...(flags.task ? { task_id: flags.task } : {}), ...(flags.to ? { sender_id: flags.to } : {}) },
     timeoutMs: 15_000,
   });
   if (res.status === 404) throw new SynapseError('not_found', res.body.error?.message ?? 'nobody is waiting for an answer from you');
-  if (res.status !== 200 || !res.body.task)
-    throw new SynapseError('delivery_failed', `the reply was not recorded: ${res.status} ${res.body.error?.message ?? ''}`);
-  const { task, entry, forward } = res.body;
+  const task = res.status === 200 ? parsePeerTask(res.body.task) : null;
+  if (!task) throw new SynapseError('delivery_failed', `the reply was not recorded: ${res.status} ${res.body.error?.message ?? ''}`);
+  const { target, forward } = res.body;
   if (flags.json) {
     io.out(
-      `${JSON.stringify({ task_id: task.id, status: task.status.state, to: entry?.sender_id ?? null, notified: forward?.notified ?? null, error: forward?.error ?? null })}\n`,
+      `${JSON.stringify({ task_id: task.id, status: task.status, error: task.error, to: target?.sender_id ?? null, notified: forward?.notified ?? null, forward_error: forward?.error ?? null })}\n`,
     );
     return;
   }
-  const who = entry?.sender_name ?? entry?.sender_id ?? 'the sender';
+  const who = target?.sender_name ?? target?.sender_id ?? 'the sender';
+  const what = task.status === 'failed' ? 'reported the failure' : 'replied';
   if (forward?.notified === false) {
     io.out(`reply stored on task ${task.id.slice(0, 8)}, but ${who} could not be notified: ${forward.error ?? 'unreachable'}\n`);
   } else {
-    io.out(`replied to ${who} (task ${task.id.slice(0, 8)})\n`);
+    io.out(`${what} to ${who} (task ${task.id.slice(0, 8)})\n`);
   }
 }

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { requestJson } from '../../a2a/http-json.js';
 import { followSse } from '../../a2a/sse-client.js';
-import type { Part, ResponseMode, SenderInfo, Task } from '../../agent-api/task.js';
+import { parseDoneEvent, parsePeerTask, peerTaskText, type PeerTask } from '../../a2a/wire-client.js';
+import type { Part, ResponseMode, SenderInfo } from '../../agent-api/task.js';
 import { numberSetting } from '../../config/env-number.js';
 import { loadSettings } from '../../config/settings.js';
 import { SynapseError } from '../../errors.js';
@@ -112,10 +113,6 @@ function label(e: RegistryEntry): string {
   return e.name ? `${e.name} (${e.agent_id})` : e.agent_id;
 }
 
-function artifactText(task: Task): string {
-  return task.artifacts.map((a) => a.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')).join('\n');
-}
-
 /** A one-line spinner with elapsed time on stderr, only on a TTY. */
 function spinner(text: string, io: CommandIo): () => void {
   if (!io.isTerminal('stderr')) return () => undefined;
@@ -129,15 +126,22 @@ function spinner(text: string, io: CommandIo): () => void {
   };
 }
 
-/** POSTs the message; a 503 (still starting) is retried honouring Retry-After. */
-async function post(target: RegistryEntry, priority: number, body: unknown, readyDeadline: number, io: CommandIo): Promise<Task> {
+/**
+ * POSTs the message and reads the task from `{task: …}` (the original answers 200, ours 202);
+ * a 503 (still starting) is retried honouring Retry-After.
+ */
+async function post(target: RegistryEntry, priority: number, body: unknown, readyDeadline: number, io: CommandIo): Promise<PeerTask> {
   let announced = false;
   for (;;) {
-    const res = await requestJson<{ task?: Task; error?: { code: string; message: string } }>(`${target.endpoint}/tasks/send-priority?priority=${priority}`, {
-      body,
-      timeoutMs: 10_000,
-    });
-    if (res.status === 202 && res.body.task) return res.body.task;
+    const res = await requestJson<{ task?: unknown; error?: { code: string; message: string } }>(
+      `${target.endpoint}/tasks/send-priority?priority=${priority}`,
+      {
+        body,
+        timeoutMs: 10_000,
+      },
+    );
+    const task = res.status >= 200 && res.status < 300 ? parsePeerTask(res.body.task) : null;
+    if (task) return task;
     if (res.status === 503) {
       const retryS = Number(res.headers['retry-after'] ?? 1);
       const waitMs = Math.min(Math.max(retryS, 0.2) * 1000, Math.max(0, readyDeadline - Date.now()));
@@ -232,35 +236,40 @@ export async function sendCommand(
 
   if (mode !== 'wait') {
     if (flags.json)
-      io.out(`${JSON.stringify({ task_id: task.id, target: target.agent_id, status: task.status.state, receipt: task.receipt, response_mode: mode })}\n`);
+      io.out(`${JSON.stringify({ task_id: task.id, target: target.agent_id, status: task.status, receipt: task.receipt, response_mode: mode })}\n`);
     else
       io.out(
-        `sent to ${label(target)}: task ${task.id.slice(0, 8)} ${task.status.state}${mode === 'notify' && sender.entry ? ' (the answer will arrive in your terminal)' : ''}\n`,
+        `sent to ${label(target)}: task ${task.id.slice(0, 8)} ${task.status}${mode === 'notify' && sender.entry ? ' (the answer will arrive in your terminal)' : ''}\n`,
       );
     return;
   }
 
   const done = await waitForAnswer(target, task, timeoutMs, io);
+  const answer = peerTaskText(done);
   if (flags.json) {
+    const replySource = typeof done.metadata.reply_source === 'string' ? done.metadata.reply_source : null;
     io.out(
-      `${JSON.stringify({ task_id: done.id, target: target.agent_id, status: done.status.state, receipt: done.receipt, answer: artifactText(done), reply_source: done.metadata.reply_source ?? null })}\n`,
+      `${JSON.stringify({ task_id: done.id, target: target.agent_id, status: done.status, receipt: done.receipt, answer, error: done.error, reply_source: replySource })}\n`,
     );
   } else {
-    const answer = artifactText(done);
     io.out(answer.endsWith('\n') || answer === '' ? answer : `${answer}\n`);
   }
-  if (done.status.state !== 'completed') {
-    io.err(`task ${done.id} ended ${done.status.state}${done.status.message ? `: ${done.status.message}` : ''}\n`);
+  if (done.status !== 'completed') {
+    const why = done.error ? `${done.error.code} - ${done.error.message}` : done.status_message;
+    io.err(`task ${done.id} ended ${done.status}${why ? `: ${why}` : ''}\n`);
     throw new ExitRequest(5);
   }
 }
 
-/** Follows the task over SSE until it is done; Ctrl-C stops waiting, never the task. */
-async function waitForAnswer(target: RegistryEntry, task: Task, timeoutMs: number | null, io: CommandIo): Promise<Task> {
+/**
+ * Follows the task over SSE until its `done` event (the original's: a message whose JSON `type`
+ * is `done`); Ctrl-C stops waiting, never the task.
+ */
+async function waitForAnswer(target: RegistryEntry, task: PeerTask, timeoutMs: number | null, io: CommandIo): Promise<PeerTask> {
   const controller = new AbortController();
   const stop = spinner(`waiting for ${target.name ?? target.agent_id}`, io);
   let outcome = 'done' as 'done' | 'timeout' | 'interrupted';
-  let finished = null as Task | null;
+  let finished = null as PeerTask | null;
   const timer = timeoutMs ? setTimeout(() => ((outcome = 'timeout'), controller.abort()), timeoutMs) : undefined;
   const onSigint = () => {
     outcome = 'interrupted';
@@ -271,11 +280,8 @@ async function waitForAnswer(target: RegistryEntry, task: Task, timeoutMs: numbe
     await followSse(
       `${target.endpoint}/tasks/${task.id}/subscribe`,
       (e) => {
-        if (e.event === 'done') {
-          finished = (e.data as { task: Task }).task;
-          return true;
-        }
-        return false;
+        finished = parseDoneEvent(e.data, task.id);
+        return finished !== null;
       },
       { signal: controller.signal },
     );
@@ -321,7 +327,7 @@ export async function broadcastCommand(arg: string | undefined, flags: SendFlags
           Date.now() + 10_000,
           io,
         );
-        return { target: t.agent_id, name: t.name, task_id: task.id, status: task.status.state, receipt: task.receipt, error: null };
+        return { target: t.agent_id, name: t.name, task_id: task.id, status: task.status, receipt: task.receipt, error: null };
       } catch (err) {
         return { target: t.agent_id, name: t.name, task_id: null, status: 'failed', receipt: null, error: (err as Error).message };
       }

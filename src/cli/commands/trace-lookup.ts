@@ -1,5 +1,7 @@
 import type { Task } from '../../agent-api/task.js';
+import { internalState, WIRE_TASK_STATES, type WireTaskState } from '../../agent-api/wire.js';
 import { requestJson } from '../../a2a/http-json.js';
+import { parsePeerTask, peerTaskText } from '../../a2a/wire-client.js';
 import type { Env } from '../../config/paths.js';
 import { isSynapseError, SynapseError } from '../../errors.js';
 import { changesForTask, type FileChange } from '../../store/file-safety.js';
@@ -10,24 +12,35 @@ import type { Trace } from './history-format.js';
 
 const LIVE_TIMEOUT_MS = 1500;
 
-/** The few fields trace reads from an agent's `GET /tasks/:id`, checked before use. */
+/**
+ * A running agent's task (`GET /tasks/:id`, the original's wire shape) as the model the history
+ * entry is made from. It needs only the original's fields; ours (priority, receipt, the status
+ * message and its time) are used when present.
+ */
 function asTask(body: unknown): Task | null {
-  const t = (body as { task?: unknown } | null)?.task as Record<string, unknown> | undefined;
-  if (!t || typeof t !== 'object') return null;
-  const status = t.status as Record<string, unknown> | undefined;
-  const message = t.message as Record<string, unknown> | undefined;
-  const receipt = t.receipt as Record<string, unknown> | undefined;
-  const ok =
-    typeof t.id === 'string' &&
-    typeof status?.state === 'string' &&
-    typeof status.timestamp === 'string' &&
-    Array.isArray(message?.parts) &&
-    Array.isArray(t.artifacts) &&
-    typeof receipt?.queued_at === 'string' &&
-    typeof t.created_at === 'string' &&
-    typeof t.metadata === 'object' &&
-    t.metadata !== null;
-  return ok ? (t as unknown as Task) : null;
+  const peer = parsePeerTask(body);
+  const t = body as Record<string, unknown>;
+  if (!peer || typeof t.created_at !== 'string' || !(WIRE_TASK_STATES as readonly string[]).includes(peer.status)) return null;
+  const updated = typeof t.updated_at === 'string' ? t.updated_at : t.created_at;
+  const message = t.message as Task['message'] | null;
+  const output = peerTaskText(peer);
+  const why = peer.status_message ?? peer.error?.message;
+  return {
+    id: peer.id,
+    context_id: typeof t.context_id === 'string' ? t.context_id : '',
+    status: {
+      state: internalState(peer.status as WireTaskState),
+      timestamp: typeof t.status_timestamp === 'string' ? t.status_timestamp : updated,
+      ...(why ? { message: why } : {}),
+    },
+    message: message && Array.isArray(message.parts) ? message : { role: 'user', parts: [] },
+    artifacts: output ? [{ artifact_id: `${peer.id}-output`, name: 'response', parts: [{ type: 'text', text: output }] }] : [],
+    metadata: peer.metadata,
+    priority: typeof t.priority === 'number' ? t.priority : 3,
+    receipt: peer.receipt ?? { state: 'queued', queued_at: t.created_at },
+    created_at: t.created_at,
+    updated_at: updated,
+  };
 }
 
 /**

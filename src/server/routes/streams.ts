@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { TERMINAL_STATES } from '../../agent-api/task.js';
 import type { StreamEvent } from '../../agent-api/task-events.js';
 import type { AgentApi } from '../../agent-api/agent-api.js';
+import { doneEvent, statusEvent } from '../../agent-api/wire.js';
 import { loadSchemas } from '../schema-registry.js';
 
 const KEEPALIVE_MS = 15_000;
@@ -13,13 +14,18 @@ function lastEventId(header: string | string[] | undefined, query: number | unde
   return Number.isInteger(n) && n > 0 ? n : 0;
 }
 
-function openStream(raw: ServerResponse): { send: (e: StreamEvent) => void; close: () => void } {
+/**
+ * An SSE response. `named`: each event says its name (`event:`); without it, as the original's
+ * task stream does, every event is a plain message whose JSON `type` says what it is (a browser's
+ * `EventSource.onmessage` sees them all). Either way `id:` lets a client resume with Last-Event-ID.
+ */
+function openStream(raw: ServerResponse, named: boolean): { send: (e: StreamEvent) => void; close: () => void } {
   raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
   raw.write(': synapse stream\n\n');
   const keepalive = setInterval(() => raw.write(': keepalive\n\n'), KEEPALIVE_MS);
   keepalive.unref();
   return {
-    send: (e) => raw.write(`id: ${e.id}\nevent: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`),
+    send: (e) => raw.write(`id: ${e.id}\n${named ? `event: ${e.event}\n` : ''}data: ${JSON.stringify(e.data)}\n\n`),
     close: () => {
       clearInterval(keepalive);
       raw.end();
@@ -27,7 +33,7 @@ function openStream(raw: ServerResponse): { send: (e: StreamEvent) => void; clos
   };
 }
 
-/** SSE: one task's events (`status`, `output`, `done`), and the agent's own event feed. */
+/** SSE: one task's events (`status`, `output`, `done`, the original's shapes), and the agent's own event feed. */
 export const streamRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async (app, { api }) => {
   const { TaskIdParamsSchema, StreamQuerySchema } = await loadSchemas('schemas');
 
@@ -35,16 +41,12 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async 
     const task = api.getTask(req.params.id); // 404 before any stream starts
     const after = lastEventId(req.headers['last-event-id'], req.query.last_event_id);
     reply.hijack();
-    const stream = openStream(reply.raw);
+    const stream = openStream(reply.raw, false);
     if (!api.events.hasJournal(task.id)) {
       // A task from before a restart: what we know is its current state.
-      stream.send({
-        id: 1,
-        event: 'status',
-        data: { task_id: task.id, state: task.status.state, timestamp: task.status.timestamp, message: task.status.message ?? null, receipt: task.receipt },
-      });
+      stream.send({ id: 1, event: 'status', data: statusEvent(task) });
       if (TERMINAL_STATES.has(task.status.state)) {
-        stream.send({ id: 2, event: 'done', data: { task } });
+        stream.send({ id: 2, event: 'done', data: doneEvent(task) });
         stream.close();
         return;
       }
@@ -67,7 +69,7 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async 
   app.get('/events', { schema: { querystring: StreamQuerySchema } }, async (req, reply) => {
     const after = lastEventId(req.headers['last-event-id'], req.query.last_event_id);
     reply.hijack();
-    const stream = openStream(reply.raw);
+    const stream = openStream(reply.raw, true);
     const unsubscribe = api.events.subscribeAll(after, (e) => stream.send(e));
     reply.raw.on('close', () => unsubscribe());
   });

@@ -1,14 +1,27 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TaskMetadata } from '../../agent-api/task.js';
 import type { AgentApi } from '../../agent-api/agent-api.js';
+import { internalState, toWireTask } from '../../agent-api/wire.js';
 import type { SendBody } from '../schemas.js';
 import { loadSchemas } from '../schema-registry.js';
 
 const RETRY_AFTER_S = 5;
 
-/** Synapse's message routes: send (optionally with priority), get, list, cancel. */
+/**
+ * Synapse's message routes, answering in the original Synapse's shapes (agent-api/wire.ts):
+ * send (optionally with priority), create, get, list, cancel, reply, permission answers.
+ */
 export const taskRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async (app, { api }) => {
-  const { PriorityQuerySchema, SendBodySchema, TaskIdParamsSchema, TaskListQuerySchema, RespondBodySchema } = await loadSchemas('schemas');
+  const {
+    PriorityQuerySchema,
+    SendBodySchema,
+    TaskIdParamsSchema,
+    TaskListQuerySchema,
+    RespondBodySchema,
+    CreateTaskBodySchema,
+    TaskReplyBodySchema,
+    HistoryUpdateBodySchema,
+  } = await loadSchemas('schemas');
   const send = (priority: number, body: SendBody) => {
     const metadata = (body.metadata ?? {}) as TaskMetadata;
     // Until start-up is done only urgent messages and answers get through; others retry.
@@ -28,24 +41,65 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async (a
   app.post('/tasks/send', { schema: { body: SendBodySchema } }, async (req, reply) => {
     const task = send(3, req.body);
     if (!task) return reply.status(503).header('Retry-After', String(RETRY_AFTER_S)).send(notReady);
-    return reply.status(202).send({ task });
+    return reply.status(202).send({ task: toWireTask(task) });
   });
 
   app.post('/tasks/send-priority', { schema: { body: SendBodySchema, querystring: PriorityQuerySchema } }, async (req, reply) => {
     const task = send(req.query.priority ?? 3, req.body);
     if (!task) return reply.status(503).header('Retry-After', String(RETRY_AFTER_S)).send(notReady);
-    return reply.status(202).send({ task });
+    return reply.status(202).send({ task: toWireTask(task) });
   });
 
-  app.get('/tasks', { schema: { querystring: TaskListQuerySchema } }, async (req) => ({ tasks: api.listTasks(req.query) }));
+  /** A task that awaits an answer (`in_reply_to` it), working at once, never typed into the CLI. */
+  app.post('/tasks/create', { schema: { body: CreateTaskBodySchema } }, async (req) => {
+    const body = req.body;
+    const task = api.createTask({
+      message: body.message,
+      ...(body.metadata ? { metadata: body.metadata } : {}),
+      ...(body.context_id ? { contextId: body.context_id } : {}),
+    });
+    return { task: toWireTask(task) };
+  });
 
-  app.get('/tasks/:id', { schema: { params: TaskIdParamsSchema } }, async (req) => ({ task: api.getTask(req.params.id) }));
+  /** Newest first; the original's `context_id` filter, and our `state` and `limit`. */
+  app.get('/tasks', { schema: { querystring: TaskListQuerySchema } }, async (req) => {
+    const { state, limit, context_id } = req.query;
+    const tasks = api.listTasks({ ...(state ? { state: internalState(state) } : {}), ...(limit ? { limit } : {}) });
+    return (context_id ? tasks.filter((t) => t.context_id === context_id) : tasks).map(toWireTask);
+  });
+
+  app.get('/tasks/:id', { schema: { params: TaskIdParamsSchema } }, async (req) => toWireTask(api.getTask(req.params.id)));
 
   /** Answers the CLI's approval dialog of an input-required task (keys that select the choice). */
   app.post('/tasks/:id/respond', { schema: { params: TaskIdParamsSchema, body: RespondBodySchema } }, async (req) => {
     const { task, choice } = api.answerPermission(req.params.id, req.body.choice);
-    return { task: api.getTask(task.id), choice };
+    return { task: toWireTask(api.getTask(task.id)), choice };
   });
 
-  app.post('/tasks/:id/cancel', { schema: { params: TaskIdParamsSchema } }, async (req) => ({ task: api.cancelTask(req.params.id) }));
+  // The original's routes for the same dialog: the approve or the deny choice.
+  const decide = (id: string, choice: 'approve' | 'deny', label: 'approved' | 'denied') => {
+    const answered = api.answerPermission(id, choice);
+    return { status: label, task_id: answered.task.id, choice: answered.choice };
+  };
+  // They take no body (a JSON body is allowed and ignored).
+  const permissionRoute = { schema: { params: TaskIdParamsSchema } };
+  app.post('/tasks/:id/permission/approve', permissionRoute, async (req) => decide(req.params.id, 'approve', 'approved'));
+  app.post('/tasks/:id/permission/deny', permissionRoute, async (req) => decide(req.params.id, 'deny', 'denied'));
+
+  app.post('/tasks/:id/cancel', { schema: { params: TaskIdParamsSchema } }, async (req) => {
+    const task = api.cancelTask(req.params.id);
+    return { status: 'canceled', task_id: task.id, task: toWireTask(task) };
+  });
+
+  /** The original's explicit reply on this agent's own task: recorded, nothing posted to the sender. */
+  app.post('/tasks/:id/reply', { schema: { params: TaskIdParamsSchema, body: TaskReplyBodySchema } }, async (req) => {
+    const { message, status, error } = req.body;
+    return toWireTask(api.recordReply(req.params.id, { text: message, ...(status ? { status } : {}), ...(error ? { error } : {}) }));
+  });
+
+  /** Another agent reports how a message sent from here (a `/tasks/create` task) ended. */
+  app.post('/history/update', { schema: { body: HistoryUpdateBodySchema } }, async (req) => {
+    const task = api.updateHistory(req.body);
+    return { updated: true, task_id: task.id, status: req.body.status };
+  });
 };

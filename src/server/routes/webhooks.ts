@@ -1,14 +1,41 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { SynapseError } from '../../errors.js';
-import type { WebhookStore } from '../../store/webhooks.js';
+import type { DeliveryAttempt, Webhook, WebhookStore } from '../../store/webhooks.js';
 import { loadSchemas } from '../schema-registry.js';
 
 const BODY_FIELDS = new Set(['url', 'events', 'secret']);
 
+/** A webhook in the original's shape (`{url, events, enabled, created_at}`), plus ours. */
+function wireWebhook(w: Webhook) {
+  return { url: w.url, events: w.events, enabled: true, created_at: w.created_at, id: w.id, has_secret: w.has_secret, updated_at: w.updated_at };
+}
+
+/** One delivery attempt in the original's shape (`{webhook_url, event_type, event_id, …}`), plus ours. */
+function wireDelivery(a: DeliveryAttempt) {
+  return {
+    webhook_url: a.url,
+    event_type: a.event,
+    event_id: a.delivery_id,
+    status_code: a.status_code,
+    success: a.ok,
+    attempts: a.attempt,
+    error: a.error,
+    delivered_at: a.ok ? a.attempted_at : null,
+    webhook_id: a.webhook_id,
+    task_id: a.task_id,
+    duration_ms: a.duration_ms,
+    will_retry: a.will_retry,
+    attempted_at: a.attempted_at,
+  };
+}
+
+const removed = (w: Webhook) => ({ status: 'removed', url: w.url, id: w.id });
+
 /**
- * Webhook registration and the delivery log. Thin: the schema validates, the store decides
- * (URL scheme, upsert by URL), and SynapseErrors become statuses in the app's error handler.
- * Secrets go in and never come back out: responses carry `has_secret` only.
+ * Webhook registration and the delivery log, answering in the original Synapse's shapes. Thin:
+ * the schema validates, the store decides (URL scheme, upsert by URL), and SynapseErrors become
+ * statuses in the app's error handler. Secrets go in and never come back out: responses carry
+ * `has_secret` only.
  */
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: WebhookStore }> = async (app, { store }) => {
   const { WebhookBodySchema, WebhookIdParamsSchema, WebhookDeleteQuerySchema, DeliveryQuerySchema } = await loadSchemas('webhook-schemas');
@@ -24,18 +51,18 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: WebhookStore }> =
 
   app.post('/webhooks', { schema: { body: WebhookBodySchema }, preValidation: refuseUnknownFields }, async (req, reply) => {
     const { webhook, created } = store.add(req.body);
-    return reply.status(created ? 201 : 200).send({ webhook, created });
+    return reply.status(created ? 201 : 200).send({ ...wireWebhook(webhook), created });
   });
 
-  app.get('/webhooks', async () => ({ webhooks: store.list() }));
+  app.get('/webhooks', async () => store.list().map(wireWebhook));
 
-  app.get('/webhooks/deliveries', { schema: { querystring: DeliveryQuerySchema } }, async (req) => ({ deliveries: store.deliveries(req.query) }));
+  app.get('/webhooks/deliveries', { schema: { querystring: DeliveryQuerySchema } }, async (req) => store.deliveries(req.query).map(wireDelivery));
 
-  app.delete('/webhooks/:id', { schema: { params: WebhookIdParamsSchema } }, async (req) => ({ webhook: store.remove(req.params.id) }));
+  app.delete('/webhooks/:id', { schema: { params: WebhookIdParamsSchema } }, async (req) => removed(store.remove(req.params.id)));
 
   // By URL, for callers that only know what they registered. Without `url` nothing is deleted.
   app.delete('/webhooks', { schema: { querystring: WebhookDeleteQuerySchema } }, async (req) => {
     if (!req.query.url) throw new SynapseError('invalid_input', 'say which webhook to delete: DELETE /webhooks/<id> or DELETE /webhooks?url=<url>');
-    return { webhook: store.removeByUrl(req.query.url) };
+    return removed(store.removeByUrl(req.query.url));
   });
 };

@@ -36,8 +36,8 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON', 'GRPC'])('an echo agent over %s'
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(artifactTextOf(done)).toContain('ECHO: ');
     expect(artifactTextOf(done)).toContain('hello a2a');
-    const ours = (await getJson(`${a.endpoint}/tasks/${done.id}`)).body.task;
-    expect(ours.status.state).toBe('completed');
+    const ours = (await getJson(`${a.endpoint}/tasks/${done.id}`)).body;
+    expect(ours.status).toBe('completed');
     expect(ours.context_id).toBe(done.contextId);
     expect(artifactText(ours)).toBe(artifactTextOf(done));
     expect(done.metadata?.synapse?.receipt?.state).toBe('answered');
@@ -85,7 +85,7 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON', 'GRPC'])('an echo agent over %s'
     const slow = asTask(await client.sendMessage(sendRequest('slow [[wait: 10]]', { returnImmediately: true })));
     const canceled = await client.cancelTask({ tenant: '', id: slow.id, metadata: undefined });
     expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
-    expect((await getJson(`${a.endpoint}/tasks/${slow.id}`)).body.task.status.state).toBe('canceled');
+    expect((await getJson(`${a.endpoint}/tasks/${slow.id}`)).body.status).toBe('canceled');
   });
 });
 
@@ -139,7 +139,7 @@ describe('JSON-RPC on a real agent', () => {
       {},
     );
     expect(old.body.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
-    expect((await getJson(`${a.endpoint}/tasks/${old.body.result.id}`)).body.task.status.state).toBe('completed');
+    expect((await getJson(`${a.endpoint}/tasks/${old.body.result.id}`)).body.status).toBe('completed');
 
     const codes: Array<[string, number]> = [
       ['{"jsonrpc":"2.0","id":1,', -32700],
@@ -173,6 +173,6 @@ describe('input-required on a real agent', () => {
     expect(done.id).toBe(asked.id);
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(artifactTextOf(done)).toMatch(/allowed/);
-    expect((await getJson(`${a.endpoint}/tasks/${asked.id}`)).body.task.status.state).toBe('completed');
+    expect((await getJson(`${a.endpoint}/tasks/${asked.id}`)).body.status).toBe('completed');
   });
 });

@@ -112,6 +112,16 @@ export function fakeRuntime(opts: { port: number; thinkMs?: number }): FakeRunti
     reply: async () => {
       throw new SynapseError('not_found', 'no replies in the fake runtime');
     },
+    createTask: (input) => {
+      const t = tasks.create({ ...input, metadata: { ...(input.metadata ?? {}), kind: 'outgoing' } });
+      return tasks.transition(t.id, 'working') ?? tasks.get(t.id);
+    },
+    recordReply: () => {
+      throw new SynapseError('not_found', 'no replies in the fake runtime');
+    },
+    updateHistory: () => {
+      throw new SynapseError('task_not_found', 'no history in the fake runtime');
+    },
     events,
     answerPermission: (taskId, choice) => {
       const t = tasks.get(taskId);

@@ -17,7 +17,7 @@ import type { CommandIo } from '../../../src/cli/io.js';
 import { FileSafetyStore } from '../../../src/store/file-safety.js';
 import { historyDbPath } from '../../../src/store/history.js';
 import { runCommand, runJson, testIo, type IoOptions } from '../../support/cli-io.js';
-import { fill, ID_A, ID_B, ID_C, NOW, task } from '../../support/history-fixture.js';
+import { fill, ID_A, ID_B, ID_C, NOW } from '../../support/history-fixture.js';
 import { tempHome } from '../../support/synapse.js';
 
 /** `synapse history …` and `synapse trace` in-process, on a real history file in a temp HOME. */
@@ -198,18 +198,23 @@ describe('synapse trace', () => {
     expect(human.stdout).toMatch(/modify\s+\S*src\/login\.ts\s+by synapse-claude-8100\s+"validate email"/);
   });
 
-  it('asks the running agents for a task that is not finished yet', async () => {
+  it('asks the running agents for a task that is not finished yet (read in the original Synapse wire shape)', async () => {
     const id = 'dddd4444-0000-4000-8000-000000000004';
+    // Exactly the fields the original Python Synapse answers GET /tasks/{id} with: the task itself.
     const running = {
-      ...task(id, 'completed', 'still thinking about it', '', NOW),
-      status: { state: 'working', timestamp: new Date(NOW + 1000).toISOString() },
-      receipt: { state: 'delivered', queued_at: new Date(NOW).toISOString(), delivered_at: new Date(NOW + 1000).toISOString() },
+      id,
+      status: 'working',
+      message: { role: 'user', parts: [{ type: 'text', text: 'still thinking about it' }] },
+      artifacts: [],
+      error: null,
+      created_at: new Date(NOW).toISOString(),
+      updated_at: new Date(NOW + 1000).toISOString(),
+      context_id: null,
+      metadata: { sender: { sender_id: 'synapse-gemini-8110', sender_name: 'carol' }, response_mode: 'wait' },
     };
     const server = http.createServer((req, res) => {
       const hit = req.url === `/tasks/${id}` || req.url === `/tasks/${id.slice(0, 8)}`;
-      res
-        .writeHead(hit ? 200 : 404, { 'content-type': 'application/json' })
-        .end(JSON.stringify(hit ? { task: running } : { error: { code: 'task_not_found', message: 'no' } }));
+      res.writeHead(hit ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(hit ? running : { detail: 'Task not found' }));
     });
     servers.push(server);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -237,7 +242,15 @@ describe('synapse trace', () => {
 
     const tr = await json((c) => traceTask(id.slice(0, 8), { json: true }, c));
     expect(tr.source).toBe('live');
-    expect(tr.entry).toMatchObject({ task_id: id, agent_name: 'dave', agent_type: 'echo', status: 'working', input: 'still thinking about it' });
+    expect(tr.entry).toMatchObject({
+      task_id: id,
+      agent_name: 'dave',
+      agent_type: 'echo',
+      status: 'working',
+      input: 'still thinking about it',
+      sender_name: 'carol',
+      receipt: { state: 'queued', queued_at: running.created_at },
+    });
     expect((await run((c) => traceTask(id, {}, c))).stdout).toContain('[live: not finished yet]');
     const missing = await run((c) => traceTask('eeee5555', {}, c));
     expect(missing.code).toBe(1);

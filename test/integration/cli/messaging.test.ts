@@ -13,6 +13,7 @@ import {
   postJson,
   ROOT,
   startHeadless,
+  startNonReplying,
   tempHome,
   textMessage,
   waitFor,
@@ -37,7 +38,7 @@ beforeAll(async () => {
   [alice, bob, quiet] = await Promise.all([
     startHeadless('echo', { env: t.env, args: ['--name', 'alice'] }),
     startHeadless('echo', { env: t.env, args: ['--name', 'bob'] }),
-    startHeadless('echo', { env: { ...t.env, ECHO_AUTO_REPLY: '0', SYNAPSE_REPLY_GRACE: '60' }, args: ['--name', 'quiet'] }),
+    startNonReplying('quiet', { env: t.env }),
   ]);
 }, 30_000);
 
@@ -200,18 +201,20 @@ describe('synapse reply', () => {
       `${quiet.endpoint}/tasks/send`,
       textMessage('from x', { response_mode: 'wait', sender: { sender_id: 'x-agent', sender_name: 'x' } }),
     );
-    await waitFor(async () => (await getJson(`${quiet.endpoint}/reply-stack/list`)).body.entries.length === 1);
+    await waitFor(async () => (await getJson(`${quiet.endpoint}/reply-stack/list`)).body.targets.length === 1);
     const b = await postJson(
       `${quiet.endpoint}/tasks/send`,
       textMessage('from y', { response_mode: 'wait', sender: { sender_id: 'y-agent', sender_name: 'y' } }),
     );
-    await waitFor(async () => (await getJson(`${quiet.endpoint}/reply-stack/list`)).body.entries.length === 2);
+    await waitFor(async () => (await getJson(`${quiet.endpoint}/reply-stack/list`)).body.targets.length === 2);
 
     expect(JSON.parse((await reply(undefined, { list: true, json: true })).stdout).map((e: { sender_id: string }) => e.sender_id)).toEqual([
       'x-agent',
       'y-agent',
     ]);
-    expect((await reply(undefined, { list: true })).stdout).toMatch(/SENDER\s+TASK\s+RECEIVED\ny \(y-agent\)\s+[0-9a-f]{8}\s+\S+\nx \(x-agent\)/);
+    expect((await reply(undefined, { list: true })).stdout).toMatch(
+      /SENDER\s+TASK\s+RECEIVED\s+MESSAGE\ny \(y-agent\)\s+[0-9a-f]{8}\s+\S+\s+from y\nx \(x-agent\)/,
+    );
     expect((await reply('  ')).stderr).toContain('the reply is empty');
     const toX = await reply('answer for x', { to: 'x' });
     expect([toX.code, toX.stdout]).toEqual([0, `replied to x (task ${a.body.task.id.slice(0, 8)})\n`]);
@@ -227,12 +230,48 @@ describe('synapse reply', () => {
     expect(empty.stderr).toContain('nobody is waiting for an answer from you');
   });
 
+  it('--fail: the sender waiting with --wait gets a failed task whose error is REPLY_FAILED with the reason', async () => {
+    const reply = (text: string | undefined, flags: Parameters<typeof replyCommand>[1] = {}) => runCommand((c) => replyCommand(text, flags, c), as(quiet));
+    const waiting = send('quiet', 'deploy to staging', { wait: true, json: true });
+    await waitFor(async () => (await getJson(`${quiet.endpoint}/reply-stack/list`)).body.targets[0]?.message_preview === 'deploy to staging');
+    const both = await reply('done', { fail: 'no' });
+    expect([both.code, both.stderr]).toEqual([1, 'synapse: use either a reply message or --fail, not both\n']);
+    const failed = await reply(undefined, { fail: 'the staging database is down' });
+    expect(failed.code, failed.stderr).toBe(0);
+    expect(failed.stdout).toMatch(/^reported the failure to the sender \(task [0-9a-f]{8}\)\n$/);
+
+    const r = await waiting;
+    expect(r.code).toBe(5);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({
+      status: 'failed',
+      answer: '',
+      error: { code: 'REPLY_FAILED', message: 'the staging database is down' },
+      reply_source: 'reply',
+      receipt: { state: 'failed' },
+    });
+    expect(r.stderr).toContain(`task ${out.task_id} ended failed: REPLY_FAILED - the staging database is down`);
+    const task = (await getJson(`${quiet.endpoint}/tasks/${out.task_id}`)).body;
+    expect(task).toMatchObject({ status: 'failed', artifacts: [], error: { code: 'REPLY_FAILED', message: 'the staging database is down', data: null } });
+    expect((await getJson(`${quiet.endpoint}/reply-stack/list`)).body).toEqual({ sender_ids: [], targets: [] });
+  });
+
+  it('an agent sender gets a failed answer marked [FAILED] in its terminal', async () => {
+    const sent = JSON.parse((await send('quiet', 'can you build it', { notify: true, json: true }, as(alice))).stdout);
+    await waitFor(async () => (await getJson(`${quiet.endpoint}/reply-stack/list`)).body.sender_ids.includes(alice.agentId));
+    const failed = await runCommand((c) => replyCommand(undefined, { fail: 'no compiler here', to: 'alice' }, c), as(quiet));
+    expect(failed.code, failed.stderr).toBe(0);
+    const screen = async () => ((await getJson(`${alice.endpoint}/screen`)).body.lines as string[]).join('\n');
+    await waitFor(async () => (await screen()).includes('no compiler here'), 10_000, "the failure in alice's terminal");
+    expect(await screen()).toContain(`[ANSWER to ${sent.task_id.slice(0, 8)}] [FAILED] no compiler here`);
+  });
+
   it('a reply whose agent sender is unreachable is stored, and says the sender was not notified', async () => {
     const sent = await postJson(
       `${quiet.endpoint}/tasks/send`,
       textMessage('q', { response_mode: 'notify', sender: { sender_id: 'synapse-echo-1', sender_name: 'gone', sender_endpoint: 'http://127.0.0.1:9' } }),
     );
-    await waitFor(async () => (await getJson(`${quiet.endpoint}/reply-stack/list`)).body.entries.length === 1);
+    await waitFor(async () => (await getJson(`${quiet.endpoint}/reply-stack/list`)).body.targets.length === 1);
     const r = await runCommand((c) => replyCommand('the answer', {}, c), as(quiet));
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('could not be notified');
@@ -253,11 +292,7 @@ describe('synapse respond', () => {
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('bob has no task waiting for an answer');
     const sent = await postJson(`${bob.endpoint}/tasks/send`, textMessage('[[ask: git push --force]]'));
-    await waitFor(
-      async () => (await getJson(`${bob.endpoint}/tasks/${sent.body.task.id}`)).body.task.status.state === 'input-required',
-      5000,
-      'input-required',
-    );
+    await waitFor(async () => (await getJson(`${bob.endpoint}/tasks/${sent.body.task.id}`)).body.status === 'input_required', 5000, 'input_required');
     const r = await runCommand((c) => respondCommand('bob', 'deny', {}, c), io());
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(`answered "3. No" for task ${sent.body.task.id.slice(0, 8)}\n`);
@@ -272,7 +307,7 @@ describe('answers without a reply', () => {
   let broken: AgentHandle;
   beforeAll(async () => {
     [forgetful, broken] = await Promise.all([
-      startHeadless('echo', { env: { ...t.env, ECHO_AUTO_REPLY: '0', SYNAPSE_REPLY_GRACE: '0.5' }, args: ['--name', 'forgetful'] }),
+      startNonReplying('forgetful', { env: t.env, graceS: 0.5 }),
       startHeadless('echo', { env: { ...t.env, SYNAPSE_REPLY_GRACE: '0.2' }, args: ['--name', 'broken'] }),
     ]);
   }, 30_000);
@@ -287,6 +322,19 @@ describe('answers without a reply', () => {
     expect(out.answer).toBe('ECHO: A2A: [REPLY EXPECTED] are you there');
     expect(out.reply_source).toBe('output');
     expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+  });
+
+  it('--wait gets MISSING_REPLY when the turn ends with neither a reply nor any output, as the original', async () => {
+    const r = await send('forgetful', 'say nothing [[quiet]]', { wait: true, json: true });
+    expect(r.code).toBe(5);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ status: 'failed', answer: '', error: { code: 'MISSING_REPLY' }, receipt: { state: 'failed' } });
+    expect(r.stderr).toContain(`task ${out.task_id} ended failed: MISSING_REPLY - the agent ended its turn without a reply`);
+    const task = (await getJson(`${forgetful.endpoint}/tasks/${out.task_id}`)).body;
+    expect(task).toMatchObject({ status: 'failed', artifacts: [], error: { code: 'MISSING_REPLY', data: null } });
+    // A silent message with no output is no failure: nobody waits for an answer.
+    const silent = JSON.parse((await send('forgetful', 'fyi [[quiet]]', { silent: true, json: true })).stdout);
+    expect(await waitForTask(forgetful.endpoint, silent.task_id)).toMatchObject({ status: 'completed', error: null });
   });
 
   it('names a corrupt reply stack, and a message to that agent still completes with its output', async () => {

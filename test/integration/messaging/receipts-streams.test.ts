@@ -63,9 +63,10 @@ describe('receipts, streams and durability', () => {
     const a = await startHeadless('echo', { env: { ...t.env, ECHO_SWALLOW: '1' }, args: ['--', '--resume'] });
     const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('into the void'));
     const task = await waitForTask(a.endpoint, sent.body.task.id, 10_000);
-    expect(task.status.state).toBe('failed');
+    expect(task.status).toBe('failed');
     expect(task.receipt.state).toBe('delivery_unconfirmed');
-    expect(task.status.message).toMatch(/never showed on the CLI screen/);
+    expect(task.status_message).toMatch(/never showed on the CLI screen/);
+    expect(task.error).toEqual({ code: 'DELIVERY_UNCONFIRMED', message: task.status_message, data: null });
     // The inbox moves on: the next message is attempted too.
     const next = await postJson(`${a.endpoint}/tasks/send`, textMessage('next'));
     expect((await waitForTask(a.endpoint, next.body.task.id, 10_000)).receipt.state).toBe('delivery_unconfirmed');
@@ -75,32 +76,39 @@ describe('receipts, streams and durability', () => {
     const port = await freePort();
     const a = await startHeadless('echo', { env: t.env, port });
     const slow = await postJson(`${a.endpoint}/tasks/send`, textMessage('long job [[wait: 30]]'));
-    await waitFor(async () => (await getJson(`${a.endpoint}/tasks/${slow.body.task.id}`)).body.task.status.state === 'working');
+    await waitFor(async () => (await getJson(`${a.endpoint}/tasks/${slow.body.task.id}`)).body.status === 'working');
     const queued = await postJson(`${a.endpoint}/tasks/send`, textMessage('do this after the restart'));
-    expect(queued.body.task.status.state).toBe('submitted');
+    expect(queued.body.task.status).toBe('submitted');
     await a.stop();
     const b = await startHeadless('echo', { env: t.env, port });
     const done = await waitForTask(b.endpoint, queued.body.task.id);
     expect(artifactText(done)).toBe('ECHO: A2A: do this after the restart');
-    const interrupted = (await getJson(`${b.endpoint}/tasks/${slow.body.task.id}`)).body.task;
-    expect(interrupted.status.state).toBe('failed');
-    expect(interrupted.status.message).toMatch(/agent was stopped during the task/);
+    const interrupted = (await getJson(`${b.endpoint}/tasks/${slow.body.task.id}`)).body;
+    expect(interrupted.status).toBe('failed');
+    expect(interrupted.status_message).toMatch(/agent was stopped during the task/);
+    expect(interrupted.error.code).toBe('AGENT_STOPPED');
   });
 
-  it('streams status, output and done in order over SSE, and replays after Last-Event-ID', async () => {
+  it("streams status, output and done in order over SSE in the original's shape, and replays after Last-Event-ID", async () => {
     const a = await startHeadless('echo', { env: t.env });
     const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('line one\nline two [[wait: 1]]'));
     const id = sent.body.task.id;
     const events = await collect(`${a.endpoint}/tasks/${id}/subscribe`);
+    // As the original: no event names (EventSource.onmessage sees every one); the JSON `type` says what it is.
+    expect(new Set(events.map((e) => e.event))).toEqual(new Set(['message']));
     // Every status change in order and one done at the end: none may go missing.
-    const kinds = events.map((e) => (e.event === 'status' ? `status:${e.data.state}` : e.event));
+    const kinds = events.map((e) => (e.data.type === 'status' ? `status:${e.data.status}` : e.data.type));
     expect(kinds.filter((k) => k !== 'output')).toEqual(['status:submitted', 'status:working', 'status:completed', 'done']);
     // Output lines (if the turn drew any before it ended) come only while the task is working.
     const working = kinds.indexOf('status:working');
     const completed = kinds.indexOf('status:completed');
     for (const [i, k] of kinds.entries()) if (k === 'output') expect(i > working && i < completed, `output at ${i} in ${kinds.join(' ')}`).toBe(true);
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
-    expect(events.at(-1)!.data.task.status.state).toBe('completed');
+    expect(events[0]!.data).toMatchObject({ type: 'status', status: 'submitted', task_id: id });
+    const done = events.at(-1)!.data;
+    expect(done).toMatchObject({ type: 'done', status: 'completed', artifacts: [{ type: 'text', data: 'ECHO: A2A: line one\nline two [[wait: 1]]' }] });
+    expect(done).not.toHaveProperty('error');
+    expect(done.task).toMatchObject({ id, status: 'completed', error: null });
     // Reconnecting after event 2 gets exactly the rest.
     const replay = await collect(`${a.endpoint}/tasks/${id}/subscribe`, 2);
     expect(replay.map((e) => e.id)).toEqual(events.slice(2).map((e) => e.id));
@@ -110,10 +118,19 @@ describe('receipts, streams and durability', () => {
     const a = await startHeadless('echo', { env: t.env });
     const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('first\nsecond\nthird [[wait: 1.5]]'));
     const events = await collect(`${a.endpoint}/tasks/${sent.body.task.id}/subscribe`);
-    const output = events.filter((e) => e.event === 'output');
-    const doneIndex = events.findIndex((e) => e.event === 'done');
+    const output = events.filter((e) => e.data.type === 'output');
+    const doneIndex = events.findIndex((e) => e.data.type === 'done');
     expect(output.length).toBeGreaterThan(0);
     expect(events.indexOf(output[0]!)).toBeLessThan(doneIndex);
+    // `data` is the new text, as the original sends it; `lines` the same lines.
+    for (const o of output) expect(o.data.data).toBe(o.data.lines.map((l: string) => `${l}\n`).join(''));
+  });
+
+  it('the done event of a failed task carries its error', async () => {
+    const a = await startHeadless('echo', { env: { ...t.env, ECHO_AUTO_REPLY: '0', SYNAPSE_REPLY_GRACE: '0.2' } });
+    const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('[[quiet]]', { response_mode: 'wait' }));
+    const events = await collect(`${a.endpoint}/tasks/${sent.body.task.id}/subscribe`);
+    expect(events.at(-1)!.data).toMatchObject({ type: 'done', status: 'failed', artifacts: [], error: { code: 'MISSING_REPLY' } });
   });
 
   it('the /events feed shows status changes and task events', async () => {

@@ -2,7 +2,21 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, artifactText, cleanupAll, freePort, runCli, startHeadless, tempHome, waitForTask, type AgentHandle } from '../../support/synapse.js';
+import {
+  BIN,
+  ROOT,
+  artifactText,
+  cleanupAll,
+  freePort,
+  getJson,
+  runCli,
+  startHeadless,
+  startNonReplying,
+  tempHome,
+  waitFor,
+  waitForTask,
+  type AgentHandle,
+} from '../../support/synapse.js';
 
 /**
  * Spawn smoke tests: `bin/synapse.js send / interrupt / reply / broadcast` parse their arguments,
@@ -77,6 +91,20 @@ describe('synapse send / interrupt / reply / broadcast (spawned)', () => {
     const task = await waitForTask(bob.endpoint, JSON.parse(i.stdout).task_id);
     expect(task.priority).toBe(4);
     expect(artifactText(task)).toBe('ECHO: A2A: heads up');
+  });
+
+  it('reply --fail: send --wait exits 5 with the failed task and its REPLY_FAILED error', async () => {
+    const quiet = await startNonReplying('quiet', { env: t.env });
+    const waiting = runCli(['send', 'quiet', 'migrate the database', '--wait', '--json'], { env: t.env });
+    await waitFor(async () => ((await getJson(`${quiet.endpoint}/reply-stack/list`)).body.targets as unknown[]).length === 1, 10_000, 'the waiting message');
+    const failed = await runCli(['reply', '--fail', 'no credentials for the database', '--from', 'quiet'], { env: t.env });
+    expect(failed.code, failed.stderr).toBe(0);
+    expect(failed.stdout).toMatch(/^reported the failure to the sender \(task [0-9a-f]{8}\)\n$/);
+    const r = await waiting;
+    expect(r.code).toBe(5);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'failed', error: { code: 'REPLY_FAILED', message: 'no credentials for the database' } });
+    expect(r.stderr).toContain('ended failed: REPLY_FAILED - no credentials for the database');
+    await quiet.stop();
   });
 
   it('exits with the documented codes through main, and send --help shows examples', async () => {

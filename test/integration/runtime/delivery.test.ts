@@ -16,7 +16,7 @@ describe('delivery into a real PTY (echo agent)', () => {
     );
     expect(sent.status).toBe(202);
     const task = await waitForTask(a.endpoint, sent.body.task.id);
-    expect(task.status.state).toBe('completed');
+    expect(task.status).toBe('completed');
     expect(artifactText(task)).toBe('ECHO: A2A: [From: alice (synapse-echo-8191)] [REPLY EXPECTED] hello there');
     expect(task.receipt.state).toBe('answered');
     expect(task.receipt.delivered_at).toBeTruthy();
@@ -61,10 +61,10 @@ describe('delivery into a real PTY (echo agent)', () => {
     }
     // While the first runs, the rest wait in the inbox.
     const early = await Promise.all(ids.slice(1).map((id) => getJson(`${a.endpoint}/tasks/${id}`)));
-    expect(early.map((r) => r.body.task.status.state)).toEqual(['submitted', 'submitted', 'submitted']);
+    expect(early.map((r) => r.body.status)).toEqual(['submitted', 'submitted', 'submitted']);
     const done = [];
     for (const id of ids) done.push(await waitForTask(a.endpoint, id, 15_000));
-    expect(done.map((d) => d.status.state)).toEqual(['completed', 'completed', 'completed', 'completed']);
+    expect(done.map((d) => d.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
     expect(done.map((d) => artifactText(d))).toEqual(['ECHO: A2A: first', 'ECHO: A2A: second', 'ECHO: A2A: third', 'ECHO: A2A: fourth']);
     const times = done.map((d) => Date.parse(d.receipt.delivered_at));
     expect([...times].sort((x, y) => x - y)).toEqual(times);
@@ -73,7 +73,7 @@ describe('delivery into a real PTY (echo agent)', () => {
   it('orders a queued inbox by priority, then arrival', async () => {
     const a = await startHeadless('echo', { env: { ...t.env, ECHO_THINK_MS: '500' } });
     const first = await postJson(`${a.endpoint}/tasks/send`, textMessage('running'));
-    await waitFor(async () => (await getJson(`${a.endpoint}/tasks/${first.body.task.id}`)).body.task.status.state === 'working');
+    await waitFor(async () => (await getJson(`${a.endpoint}/tasks/${first.body.task.id}`)).body.status === 'working');
     const low = await postJson(`${a.endpoint}/tasks/send-priority?priority=1`, textMessage('low'));
     const high = await postJson(`${a.endpoint}/tasks/send-priority?priority=4`, textMessage('high'));
     const mid = await postJson(`${a.endpoint}/tasks/send`, textMessage('mid'));
@@ -97,9 +97,9 @@ describe('delivery into a real PTY (echo agent)', () => {
     const done = await waitForTask(a.endpoint, urgent.body.task.id, 10_000);
     expect(Date.now() - started).toBeLessThan(5000);
     expect(artifactText(done)).toBe('ECHO: A2A: stop and do this');
-    const interrupted = (await getJson(`${a.endpoint}/tasks/${slow.body.task.id}`)).body.task;
-    expect(interrupted.status.state).toBe('canceled');
-    expect(interrupted.status.message).toMatch(/interrupted by priority 5/);
+    const interrupted = (await getJson(`${a.endpoint}/tasks/${slow.body.task.id}`)).body;
+    expect(interrupted.status).toBe('canceled');
+    expect(interrupted.status_message).toMatch(/interrupted by priority 5/);
     const screen = (await getJson(`${a.endpoint}/screen`)).body.lines.join('\n');
     expect(screen).toContain('Interrupted.');
   });
@@ -109,7 +109,7 @@ describe('delivery into a real PTY (echo agent)', () => {
     const evil = 'one\x1b[201~two\x03three\x1b[Afour\rfive\x07six\u009bseven';
     const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage(evil));
     const task = await waitForTask(a.endpoint, sent.body.task.id);
-    expect(task.status.state).toBe('completed');
+    expect(task.status).toBe('completed');
     // ESC, ^C, BEL and CSI (C1) are gone; the CR became a line break inside the one paste.
     expect(artifactText(task)).toBe('ECHO: A2A: one[201~twothree[Afour\nfivesixseven');
     const screen = (await getJson(`${a.endpoint}/screen`)).body.lines.join('\n');
@@ -117,7 +117,7 @@ describe('delivery into a real PTY (echo agent)', () => {
     expect(screen).not.toContain('^C');
     // Exactly one submission happened for it.
     const { body } = await getJson(`${a.endpoint}/tasks`);
-    expect(body.tasks.filter((x: any) => x.metadata.kind === 'message')).toHaveLength(1);
+    expect(body.filter((x: any) => x.metadata.kind === 'message')).toHaveLength(1);
   });
 
   it('hands long messages over as a 0600 file and a one-line pointer', async () => {
@@ -139,11 +139,11 @@ describe('delivery into a real PTY (echo agent)', () => {
     const a = await startHeadless('echo', { env: t.env });
     const running = await postJson(`${a.endpoint}/tasks/send`, textMessage('long one [[wait: 30]]'));
     const queued = await postJson(`${a.endpoint}/tasks/send`, textMessage('never delivered'));
-    await waitFor(async () => (await getJson(`${a.endpoint}/tasks/${running.body.task.id}`)).body.task.status.state === 'working');
+    await waitFor(async () => (await getJson(`${a.endpoint}/tasks/${running.body.task.id}`)).body.status === 'working');
     const c1 = await postJson(`${a.endpoint}/tasks/${queued.body.task.id}/cancel`, {});
-    expect(c1.body.task.status.state).toBe('canceled');
+    expect(c1.body).toMatchObject({ status: 'canceled', task_id: queued.body.task.id });
     const c2 = await postJson(`${a.endpoint}/tasks/${running.body.task.id}/cancel`, {});
-    expect(c2.body.task.status.state).toBe('canceled');
+    expect(c2.body).toMatchObject({ status: 'canceled', task_id: running.body.task.id });
     await waitFor(async () => (await getJson(`${a.endpoint}/screen`)).body.lines.join('\n').includes('Interrupted.'), 5000, 'interrupt on screen');
     const again = await postJson(`${a.endpoint}/tasks/${running.body.task.id}/cancel`, {});
     expect(again.status).toBe(409);
@@ -161,5 +161,6 @@ describe('delivery into a real PTY (echo agent)', () => {
     store.close();
     expect(task.status.state).toBe('failed');
     expect(task.status.message).toMatch(/exited \(code 3\)/);
+    expect(task.error).toEqual({ code: 'CLI_EXITED', message: task.status.message, data: { exit_code: 3 } });
   });
 });

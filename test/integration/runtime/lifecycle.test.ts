@@ -144,19 +144,19 @@ describe('agent lifecycle and registry', () => {
     await waitFor(async () => (await getJson(`${a.endpoint}/status`)).body.ready_for_messages, 10_000, 'ready');
     const later = await postJson(`${a.endpoint}/tasks/send`, textMessage('now'));
     expect(later.status).toBe(202);
-    expect((await waitForTask(a.endpoint, urgent.body.task.id)).status.state).toBe('completed');
+    expect((await waitForTask(a.endpoint, urgent.body.task.id)).status).toBe('completed');
   });
 
   it('sends the start-up instruction with the agent id and card URL, and skips it when resuming', async () => {
     const a = await startHeadless('echo', { env: t.env });
-    const tasks = (await getJson(`${a.endpoint}/tasks`)).body.tasks;
+    const tasks = (await getJson(`${a.endpoint}/tasks`)).body;
     const boot = tasks.find((x: any) => x.metadata.kind === 'bootstrap');
-    expect(boot.status.state).toBe('completed');
+    expect(boot.status).toBe('completed');
     const text = boot.message.parts[0].text;
     expect(text).toContain(a.agentId);
     expect(text).toContain(`curl -s http://127.0.0.1:${a.port}/.well-known/agent.json`);
     const b = await startHeadless('echo', { env: t.env, args: ['--', '--resume'] });
-    const btasks = (await getJson(`${b.endpoint}/tasks`)).body.tasks;
+    const btasks = (await getJson(`${b.endpoint}/tasks`)).body;
     expect(btasks.filter((x: any) => x.metadata.kind === 'bootstrap')).toHaveLength(0);
   });
 
@@ -189,7 +189,7 @@ describe('agent lifecycle and registry', () => {
     expect(badState.status).toBe(400);
     expect(badState.body.error).toEqual({
       code: 'invalid_input',
-      message: 'querystring/state must be one of submitted, working, input-required, completed, failed, canceled',
+      message: 'querystring/state must be one of submitted, working, input_required, input-required, completed, failed, canceled',
     });
     const badPriority = await postJson(`${a.endpoint}/tasks/send-priority?priority=9`, textMessage('x'));
     expect(badPriority.status).toBe(400);

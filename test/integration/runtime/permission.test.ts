@@ -30,11 +30,11 @@ describe('approval dialogs become input-required', () => {
   async function waitingTask(endpoint: string, id: string) {
     return waitFor(
       async () => {
-        const task = (await getJson(`${endpoint}/tasks/${id}`)).body.task;
-        return task.status.state === 'input-required' ? task : null;
+        const task = (await getJson(`${endpoint}/tasks/${id}`)).body;
+        return task.status === 'input_required' ? task : null;
       },
       5000,
-      'input-required',
+      'input_required',
     );
   }
 
@@ -55,7 +55,7 @@ describe('approval dialogs become input-required', () => {
     expect(r.status).toBe(200);
     expect(r.body.choice).toEqual({ key: '1', label: 'Yes' });
     const done = await waitForTask(a.endpoint, task.id);
-    expect(done.status.state).toBe('completed');
+    expect(done.status).toBe('completed');
     expect(artifactText(done)).toContain('allowed: rm -rf build');
     expect(done.metadata.permission).toBeNull();
   });
@@ -70,6 +70,26 @@ describe('approval dialogs become input-required', () => {
     const done = await waitForTask(a.endpoint, sent.body.task.id);
     expect(artifactText(done)).toContain('denied: git push --force');
     expect(artifactText(done)).not.toContain('allowed');
+  });
+
+  it("answers on the original's routes: POST /tasks/{id}/permission/approve and /deny, with no body", async () => {
+    const a = await startHeadless('echo', { env: t.env });
+    const post = (url: string) => fetch(url, { method: 'POST' }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    const first = await postJson(`${a.endpoint}/tasks/send`, textMessage('[[ask: npm publish]]'));
+    await waitingTask(a.endpoint, first.body.task.id);
+    const approved = await post(`${a.endpoint}/tasks/${first.body.task.id}/permission/approve`);
+    expect(approved).toEqual({ status: 200, body: { status: 'approved', task_id: first.body.task.id, choice: { key: '1', label: 'Yes' } } });
+    expect(artifactText(await waitForTask(a.endpoint, first.body.task.id))).toContain('allowed: npm publish');
+
+    const second = await postJson(`${a.endpoint}/tasks/send`, textMessage('[[ask: rm -rf /tmp/x]]'));
+    await waitingTask(a.endpoint, second.body.task.id);
+    const denied = await post(`${a.endpoint}/tasks/${second.body.task.id}/permission/deny`);
+    expect(denied.body).toEqual({ status: 'denied', task_id: second.body.task.id, choice: { key: '3', label: 'No' } });
+    expect(artifactText(await waitForTask(a.endpoint, second.body.task.id))).toContain('denied: rm -rf /tmp/x');
+
+    // A task that no longer waits for an answer, and one that does not exist.
+    expect((await post(`${a.endpoint}/tasks/${second.body.task.id}/permission/approve`)).status).toBe(409);
+    expect((await post(`${a.endpoint}/tasks/no-such-task/permission/deny`)).status).toBe(404);
   });
 
   it('rejects a choice that is not on the menu and a task that is not waiting', async () => {
@@ -125,7 +145,7 @@ describe("foreground: never type into a human's prompt", () => {
         10_000,
         'a hold after the idle time',
       );
-      expect((await getJson(`${endpoint}/tasks/${sent.body.task.id}`)).body.task.status.state).toBe('submitted');
+      expect((await getJson(`${endpoint}/tasks/${sent.body.task.id}`)).body.status).toBe('submitted');
       expect(out).not.toContain('half-writtenA2A');
       term.write('\x7f'.repeat('half-written'.length));
       const done = await waitForTask(endpoint, sent.body.task.id, 10_000);

@@ -53,6 +53,6 @@ describe('an agent whose start goes wrong says so and does not hang', () => {
     );
     expect(events).toContainEqual(expect.objectContaining({ msg: 'accepting messages (the start-up instruction could not be read)' }));
     const { body } = await getJson(`${a.endpoint}/tasks?limit=10`);
-    expect((body.tasks as Array<{ metadata: { kind?: string } }>).filter((x) => x.metadata.kind === 'bootstrap')).toEqual([]);
+    expect((body as Array<{ metadata: { kind?: string } }>).filter((x) => x.metadata.kind === 'bootstrap')).toEqual([]);
   });
 });

@@ -201,6 +201,9 @@ describe('the app refuses drive-by requests (inject)', () => {
     const posts = routes.filter((r) => r.method === 'POST').map((r) => r.url);
     for (const url of ['/tasks/send', '/tasks/send-priority', '/shutdown', '/reply', '/tasks/board', '/memory', '/webhooks', '/external/discover'])
       expect(posts).toContain(url);
+    // The original Synapse's routes, on its paths.
+    for (const url of ['/tasks/create', '/tasks/:id/reply', '/history/update', '/tasks/:id/permission/approve', '/tasks/:id/permission/deny', '/memory/save'])
+      expect(posts).toContain(url);
     for (const url of ['/a2a/jsonrpc', '/a2a/v0.3/jsonrpc', '/a2a/rest/v1/:verb', '/a2a/rest/v1/tasks/:task', '/a2a/rest/v1/*']) expect(posts).toContain(url);
     expect(posts.length).toBeGreaterThanOrEqual(25);
   });
@@ -208,10 +211,11 @@ describe('the app refuses drive-by requests (inject)', () => {
   it('refuses every simple body and every foreign Origin on every body route, and nothing is created', async () => {
     const [got, expected] = await driveBy(call, routes);
     expect(got).toEqual(expected);
-    expect((await call({ method: 'GET', url: '/tasks', headers: {} })).body.tasks).toEqual([]);
+    expect((await call({ method: 'GET', url: '/tasks', headers: {} })).body).toEqual([]);
     expect((await call({ method: 'GET', url: '/tasks/board', headers: {} })).body.tasks).toEqual([]);
     expect((await call({ method: 'GET', url: '/memory', headers: {} })).body.memories).toEqual([]);
-    expect((await call({ method: 'GET', url: '/webhooks', headers: {} })).body.webhooks).toEqual([]);
+    expect((await call({ method: 'GET', url: '/memory/list', headers: {} })).body.memories).toEqual([]);
+    expect((await call({ method: 'GET', url: '/webhooks', headers: {} })).body).toEqual([]);
   });
 
   it('refuses a foreign Origin on reads too, but not on the public agent cards', async () => {
@@ -317,10 +321,10 @@ describe('a real agent: nothing from a page reaches the PTY', () => {
 
   it('refuses every simple body and foreign Origin; no task, no text on the screen, still running', async () => {
     // Only the start-up instruction's task, once it is answered.
-    const listTasks = async () => (await call({ method: 'GET', url: '/tasks', headers: {} })).body.tasks as Array<{ id: string; status: { state: string } }>;
+    const listTasks = async () => (await call({ method: 'GET', url: '/tasks', headers: {} })).body as Array<{ id: string; status: string }>;
     const tasksBefore = await waitFor(async () => {
       const tasks = await listTasks();
-      return tasks.every((x) => x.status.state === 'completed') && tasks.map((x) => x.id);
+      return tasks.every((x) => x.status === 'completed') && tasks.map((x) => x.id);
     });
     const before = await screen();
     const [got, expected] = await driveBy(call, routes);
@@ -343,7 +347,7 @@ describe('a real agent: nothing from a page reaches the PTY', () => {
       });
       expect({ origin, status: res.status, allow: res.headers['access-control-allow-origin'] }).toEqual({ origin, status: 202, allow: origin });
       const id = res.body.task.id as string;
-      await waitFor(async () => (await call({ method: 'GET', url: `/tasks/${id}`, headers: {} })).body.task.status.state === 'completed', 15_000, `task ${id}`);
+      await waitFor(async () => (await call({ method: 'GET', url: `/tasks/${id}`, headers: {} })).body.status === 'completed', 15_000, `task ${id}`);
       expect(await screen()).toContain(text);
     }
     const cards = await Promise.all(

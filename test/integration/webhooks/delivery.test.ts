@@ -144,20 +144,40 @@ describe('webhook delivery', () => {
     for (const [i, req] of r.received.entries()) {
       expect(req.headers['x-synapse-event']).toBe('task.completed');
       expect(req.headers['x-synapse-delivery']).toBe(deliveryId);
+      expect(req.headers['x-synapse-event-id']).toBe(deliveryId);
+      expect(req.headers['x-synapse-timestamp']).toMatch(/^\d{4}-\d\d-\d\dT/);
       expect(req.headers['x-synapse-attempt']).toBe(String(i + 1));
       expect(req.headers['content-type']).toBe('application/json');
       expect(verify(req, 'own-secret')).toBe(true);
       expect(verify(req, 'env-secret')).toBe(false);
     }
     const body = JSON.parse(r.received[0]!.raw.toString('utf8'));
+    // The original's body: {event, event_id, timestamp, data: {task_id, …}}; the task (wire shape) and agent ride along.
+    expect(Object.keys(body)).toEqual(['event', 'event_id', 'timestamp', 'data', 'agent_id']);
     expect(body).toMatchObject({
-      id: deliveryId,
       event: 'task.completed',
+      event_id: deliveryId,
+      timestamp: r.received[0]!.headers['x-synapse-timestamp'],
       agent_id: 'synapse-echo-8199',
-      task: { id: task('completed').id, status: { state: 'completed' } },
+      data: {
+        task_id: task('completed').id,
+        status: 'completed',
+        task: { id: task('completed').id, status: 'completed', artifacts: [{ type: 'text', data: 'done' }], error: null },
+      },
     });
+    expect(body.data).not.toHaveProperty('error');
     expect(r.received[2]!.raw.equals(r.received[0]!.raw)).toBe(true);
     expect(logs.join('\n')).not.toContain('own-secret');
+  });
+
+  it("a failed task's payload carries its error in data, as the original's task.failed does", async () => {
+    const r = await listen({ '/failed': [200] });
+    store.add({ url: r.url('/failed'), events: ['task.failed'] });
+    const error = { code: 'REPLY_FAILED', message: 'the staging database is down', data: null };
+    dispatcher().taskUpdated(task('failed', { error, status: { state: 'failed', timestamp: new Date().toISOString(), message: error.message } }), 'working');
+    await waitFor(() => r.received.length === 1, 5_000, 'the delivery');
+    const body = JSON.parse(r.received[0]!.raw.toString('utf8'));
+    expect(body.data).toMatchObject({ task_id: task('failed').id, status: 'failed', error, task: { status: 'failed', error, status_message: error.message } });
   });
 
   it('does not retry a 4xx', async () => {
