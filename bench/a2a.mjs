@@ -61,12 +61,13 @@ async function viaSynapse(text) {
   });
   const { task } = await res.json();
   for (;;) {
-    const { task: t } = await (await fetch(`${agent.endpoint}/tasks/${task.id}`)).json();
-    if (['completed', 'failed', 'canceled'].includes(t.status.state)) {
+    // GET /tasks/{id}: the task itself, its status a string, artifacts {type, data}.
+    const t = await (await fetch(`${agent.endpoint}/tasks/${task.id}`)).json();
+    if (['completed', 'failed', 'canceled'].includes(t.status)) {
       if (
-        t.status.state !== 'completed' ||
+        t.status !== 'completed' ||
         !t.artifacts
-          .map((a) => a.parts.map((p) => p.text ?? '').join(''))
+          .map((a) => (typeof a.data === 'string' ? a.data : ''))
           .join('')
           .includes(text)
       )

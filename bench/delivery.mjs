@@ -23,12 +23,12 @@ try {
     const { task } = await res.json();
     let t;
     for (;;) {
-      t = (await (await fetch(`${agent.endpoint}/tasks/${task.id}`)).json()).task;
-      if (['completed', 'failed', 'canceled'].includes(t.status.state)) break;
+      t = await (await fetch(`${agent.endpoint}/tasks/${task.id}`)).json();
+      if (['completed', 'failed', 'canceled'].includes(t.status)) break;
       await new Promise((r) => setImmediate(r));
     }
     roundTrip.push(performance.now() - t0);
-    if (t.status.state !== 'completed') throw new Error(`task ${t.id} ended ${t.status.state}`);
+    if (t.status !== 'completed') throw new Error(`task ${t.id} ended ${t.status}`);
     // accepted (created) -> typed into the PTY, from the agent's own timestamps; and -> delivered
     // (the text seen on the CLI's screen after the submit key, i.e. including the submit delay)
     accepted.push(Date.parse(t.metadata.pty_written_at) - Date.parse(t.created_at));

@@ -264,8 +264,8 @@ async function liveRun(cli) {
       const { task } = await res.json();
       const done = await until(
         async () => {
-          const t = (await get(`/tasks/${task.id}`)).task;
-          return ['completed', 'failed', 'canceled'].includes(t.status.state) ? t : null;
+          const t = await get(`/tasks/${task.id}`);
+          return ['completed', 'failed', 'canceled'].includes(t.status) ? t : null;
         },
         60_000,
         `turn ${i}`,
@@ -277,7 +277,7 @@ async function liveRun(cli) {
         10_000,
         'the idle status change',
       );
-      lags.push({ streamed, idle: idle.at - req.endedAt, completed: Date.parse(done.status.timestamp) - req.endedAt, state: done.status.state });
+      lags.push({ streamed, idle: idle.at - req.endedAt, completed: Date.parse(done.status_timestamp) - req.endedAt, state: done.status });
       // Back to a settled prompt before the next turn, so turns do not overlap.
       await until(async () => ['DONE', 'READY'].includes((await get('/status')).status), 10_000, 'idle');
     }
