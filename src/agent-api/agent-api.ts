@@ -65,7 +65,7 @@ export interface AgentApi {
   /** `POST /tasks/create`: a task that awaits an answer, working at once, never typed into the CLI. */
   createTask(input: Pick<NewTask, 'message' | 'metadata' | 'contextId'>): Task;
   getTask(id: string): Task;
-  listTasks(options: { state?: TaskState; limit?: number }): Task[];
+  listTasks(options: { state?: TaskState; contextId?: string; limit?: number }): Task[];
   cancelTask(id: string): Task;
   screen(): { lines: string[]; cols: number; rows: number };
   shutdown(reason: string): void;

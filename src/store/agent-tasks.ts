@@ -63,9 +63,16 @@ export class AgentTaskStore {
     return (this.stmts.inState.all(state) as Array<{ body: string }>).map((r) => JSON.parse(r.body) as Task);
   }
 
-  list(options: { state?: TaskState; limit?: number } = {}): Task[] {
+  /** Newest first, at most `limit` (default 100), of one state and one context when given. */
+  list(options: { state?: TaskState; contextId?: string; limit?: number } = {}): Task[] {
     const limit = options.limit ?? 100;
-    const rows = options.state ? this.stmts.listState.all(options.state, limit) : this.stmts.list.all(limit);
+    let rows: unknown[];
+    if (options.contextId === undefined) rows = options.state ? this.stmts.listState.all(options.state, limit) : this.stmts.list.all(limit);
+    else {
+      const state = options.state ? 'AND state = ?' : '';
+      const sql = `SELECT body FROM tasks WHERE json_extract(body, '$.context_id') = ? ${state} ORDER BY seq DESC LIMIT ?`;
+      rows = this.db.prepare(sql).all(...[options.contextId, ...(options.state ? [options.state] : []), limit]);
+    }
     return (rows as Array<{ body: string }>).map((r) => JSON.parse(r.body) as Task);
   }
 

@@ -64,8 +64,8 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async (a
   /** Newest first; the original's `context_id` filter, and our `state` and `limit`. */
   app.get('/tasks', { schema: { querystring: TaskListQuerySchema } }, async (req) => {
     const { state, limit, context_id } = req.query;
-    const tasks = api.listTasks({ ...(state ? { state: internalState(state) } : {}), ...(limit ? { limit } : {}) });
-    return (context_id ? tasks.filter((t) => t.context_id === context_id) : tasks).map(toWireTask);
+    const filter = { ...(state ? { state: internalState(state) } : {}), ...(context_id ? { contextId: context_id } : {}), ...(limit ? { limit } : {}) };
+    return api.listTasks(filter).map(toWireTask);
   });
 
   app.get('/tasks/:id', { schema: { params: TaskIdParamsSchema } }, async (req) => toWireTask(api.getTask(req.params.id)));

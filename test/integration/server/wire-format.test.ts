@@ -127,6 +127,8 @@ describe("the task routes answer in the original's shapes", () => {
     expect(Array.isArray(list.body)).toBe(true);
     for (const task of list.body) expectWireTask(task);
     expect((await getJson(`${bob.endpoint}/tasks?context_id=ctx-shape`)).body.map((x: any) => x.id)).toEqual([sent.body.task.id]);
+    expect((await getJson(`${bob.endpoint}/tasks?context_id=ctx-shape&state=failed`)).body).toEqual([]);
+    expect((await getJson(`${bob.endpoint}/tasks?context_id=nope`)).body).toEqual([]);
     const completed = (await getJson(`${bob.endpoint}/tasks?state=completed&limit=500`)).body;
     expect(completed.map((x: any) => x.id)).toContain(sent.body.task.id);
     expect(completed.every((x: any) => x.status === 'completed')).toBe(true);
@@ -137,13 +139,16 @@ describe("the task routes answer in the original's shapes", () => {
 
   it('POST /tasks/{id}/cancel: {status: "canceled", task_id} (and the task); a finished task is 409', async () => {
     const running = await postJson(`${quiet.endpoint}/tasks/send`, textMessage('think long [[wait: 30]]'));
-    await waitFor(async () => (await getJson(`${quiet.endpoint}/tasks/${running.body.task.id}`)).body.status === 'working', 10_000, 'working');
+    // Typed in and being worked on, so the interrupt lands on a running turn.
+    await waitFor(async () => (await getJson(`${quiet.endpoint}/status`)).body.status === 'PROCESSING', 10_000, 'PROCESSING');
     const canceled = await postJson(`${quiet.endpoint}/tasks/${running.body.task.id}/cancel`, {});
     expect(canceled.status).toBe(200);
     expect(Object.keys(canceled.body)).toEqual(['status', 'task_id', 'task']);
     expect(canceled.body).toMatchObject({ status: 'canceled', task_id: running.body.task.id, task: { status: 'canceled', error: null } });
     expectWireTask(canceled.body.task);
     expect((await postJson(`${quiet.endpoint}/tasks/${running.body.task.id}/cancel`, {})).status).toBe(409);
+    const screen = async () => ((await getJson(`${quiet.endpoint}/screen`)).body.lines as string[]).join('\n');
+    await waitFor(async () => (await screen()).includes('Interrupted.'), 10_000, 'the interrupt on screen');
   });
 });
 
