@@ -137,7 +137,8 @@ async function post(target: RegistryEntry, priority: number, body: unknown, read
       body,
       timeoutMs: 10_000,
     });
-    if (res.status === 202 && res.body.task) return res.body.task;
+    // 202 from ours; the original Synapse (same registry) answers 200.
+    if ((res.status === 202 || res.status === 200) && res.body.task) return res.body.task;
     if (res.status === 503) {
       const retryS = Number(res.headers['retry-after'] ?? 1);
       const waitMs = Math.min(Math.max(retryS, 0.2) * 1000, Math.max(0, readyDeadline - Date.now()));
