@@ -64,6 +64,9 @@ export function originalEntry(options: {
   now?: number;
 }): Record<string, unknown>;
 
+/** Python's json.dumps(…) with its default separators and ensure_ascii (the SSE data lines). */
+export function pythonDumps(value: unknown): string;
+
 /** Python's json.dump(…, indent=2) with ensure_ascii. */
 export function pythonJson(value: unknown): string;
 

@@ -49,6 +49,17 @@ export function pythonJson(value) {
   return JSON.stringify(value, null, 2).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** Python's json.dumps with its default separators (', ', ': ') and ensure_ascii: the SSE `data:` lines. */
+export function pythonDumps(value) {
+  if (Array.isArray(value)) return `[${value.map(pythonDumps).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${pythonJson(k)}: ${pythonDumps(v)}`)
+      .join(', ')}}`;
+  }
+  return pythonJson(value);
+}
+
 /** time.time() */
 function pyTime() {
   return (performance.timeOrigin + performance.now()) / 1000;
@@ -171,7 +182,7 @@ class OriginalAgent {
     this.file = path.join(this.dir, `${this.agentId}.json`);
     /** task_store: insertion-ordered, like the original's dict */
     this.tasks = new Map();
-    this.entry = originalEntry({ ...o, pid: process.pid, workingDir: o.workingDir ?? process.cwd(), status: o.status ?? 'READY' });
+    this.entry = originalEntry({ ...o, pid: process.pid, workingDir: o.workingDir ?? process.cwd(), status: 'PROCESSING' });
   }
 
   register() {
@@ -195,12 +206,14 @@ class OriginalAgent {
     writeAtomic(this.dir, this.agentId, data);
   }
 
+  /** update_status, then the input_required_tasks mirror its status-change callback keeps. */
   setStatus(status) {
     this.update((d) => {
       const now = pyTime();
       if (d.status !== status) d.last_status_change_at = now;
       d.status = status;
       d.status_updated_at = now;
+      d.input_required_tasks = [];
     });
   }
 
@@ -297,17 +310,17 @@ class OriginalAgent {
     const tick = () => {
       const t = this.tasks.get(task.id);
       if (!t) {
-        res.end(`data: ${JSON.stringify({ type: 'error', message: 'Task not found' })}\n\n`);
+        res.end(`data: ${pythonDumps({ type: 'error', message: 'Task not found' })}\n\n`);
         return;
       }
       if (t.status !== last) {
         last = t.status;
-        res.write(`data: ${JSON.stringify({ type: 'status', status: t.status })}\n\n`);
+        res.write(`data: ${pythonDumps({ type: 'status', status: t.status })}\n\n`);
       }
       if (['completed', 'failed', 'canceled'].includes(t.status)) {
         const done = { type: 'done', status: t.status, artifacts: t.artifacts.map((a) => ({ type: a.type, data: a.data })) };
         if (t.error) done.error = { code: t.error.code, message: t.error.message };
-        res.end(`data: ${JSON.stringify(done)}\n\n`);
+        res.end(`data: ${pythonDumps(done)}\n\n`);
         return;
       }
       timer = setTimeout(tick, 100);
@@ -316,18 +329,20 @@ class OriginalAgent {
     res.on('close', () => clearTimeout(timer));
   }
 
+  /** FastAPI's routing: GET /tasks/send is GET /tasks/{task_id} ("Task not found"); a known path with another method is 405. */
   route(method, pathname, query, body) {
-    const taskPath = /^\/tasks\/([^/]+)$/.exec(pathname);
-    if (pathname === '/.well-known/agent.json') return method === 'GET' ? [200, agentCard(this.o, this.agentId)] : [405, { detail: 'Method Not Allowed' }];
-    if (pathname === '/tasks/send') return method === 'POST' ? this.send(body, 3) : [405, { detail: 'Method Not Allowed' }];
-    if (pathname === '/tasks/send-priority') {
-      if (method !== 'POST') return [405, { detail: 'Method Not Allowed' }];
+    const notAllowed = [405, { detail: 'Method Not Allowed' }];
+    if (pathname === '/.well-known/agent.json') return method === 'GET' ? [200, agentCard(this.o, this.agentId)] : notAllowed;
+    if (pathname === '/tasks/send' && method === 'POST') return this.send(body, 3);
+    if (pathname === '/tasks/send-priority' && method === 'POST') {
       const priority = query.get('priority') === null ? 3 : Number(query.get('priority'));
       if (!Number.isInteger(priority)) return unprocessable(['query', 'priority'], 'Input should be a valid integer', query.get('priority'));
       return this.send(body, priority);
     }
-    if (pathname === '/tasks' && method === 'GET') return [200, [...this.tasks.values()]];
-    if (taskPath && method === 'GET') {
+    if (pathname === '/tasks') return method === 'GET' ? [200, [...this.tasks.values()]] : notAllowed;
+    const taskPath = /^\/tasks\/([^/]+)$/.exec(pathname);
+    if (taskPath) {
+      if (method !== 'GET') return notAllowed;
       const task = this.tasks.get(decodeURIComponent(taskPath[1]));
       return task ? [200, task] : [404, { detail: 'Task not found' }];
     }
@@ -386,7 +401,9 @@ class OriginalAgent {
 async function main(options) {
   const agent = new OriginalAgent({ ...options, env: process.env });
   await agent.listen();
+  // It registers as PROCESSING (the port is allocated before the CLI runs), then its CLI is ready.
   agent.register();
+  agent.setStatus(options.status ?? 'READY');
   // atexit: the original unregisters on a normal exit; SIGTERM is its `synapse stop`.
   process.on('SIGTERM', () => {
     agent.unregister();

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startOriginalSynapse, type OriginalSynapse } from '../../support/original-synapse.mjs';
-import { freePort, getJson, ROOT, runCli, tempHome, waitFor } from '../../support/synapse.js';
+import { freePort, getJson, ROOT, runCli, startHeadless, tempHome, waitFor } from '../../support/synapse.js';
 
 /**
  * One registry for both implementations: an agent of the original Python Synapse (a stand-in
@@ -68,15 +68,39 @@ describe('an agent of the original Synapse in the same registry', () => {
   });
 
   // Needs our CLI to read the original's Task (status a string) and its SSE `done` event: it
-  // fails until the Synapse-wire-format change (issue 12 §2) is in.
-  it('answers `synapse send --wait` when the original completes the task', async () => {
-    const waiting = runCli(['send', 'py-claude', 'what is six times seven?', '--wait', '--timeout', '8'], { env: t.env });
-    const task = await sentTask('what is six times seven?');
+  // fails until the Synapse-wire-format change (issue 12 §2) is in. The original completes a task
+  // with the reply as `data` itself, or as {content} (its `synapse reply`, and its parsed
+  // output: what the real original answered our send with); both must read as the answer.
+  it.each([
+    ['text', 'forty-two'],
+    ['content', 'forty-three'],
+  ] as const)('answers `synapse send --wait` when the original completes the task (artifact data as %s)', async (form, answer) => {
+    const question = `what is the answer, as ${form}?`;
+    const waiting = runCli(['send', 'py-claude', question, '--wait', '--timeout', '8'], { env: t.env });
+    const task = await sentTask(question);
     expect(task.body.metadata.response_mode).toBe('wait');
-    expect(await py.complete(task.id, 'forty-two')).toBe(true);
+    expect(await py.complete(task.id, answer, form)).toBe(true);
     const r = await waiting;
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.trim()).toBe('forty-two');
+    expect(r.stdout.trim()).toBe(answer);
+  });
+
+  it("is one of the available agents on our agents' cards", async () => {
+    const ours = await startHeadless('echo', { env: t.env });
+    try {
+      const card = (await getJson(`${ours.endpoint}/.well-known/agent.json`)).body;
+      expect(card.extensions['x-synapse-context'].available_agents).toContainEqual({
+        agent_id: py.agentId,
+        name: 'py-claude',
+        type: 'claude',
+        role: null,
+        status: 'READY',
+        endpoint: py.endpoint,
+        working_dir: ROOT,
+      });
+    } finally {
+      await ours.stop();
+    }
   });
 
   it('is pruned from the registry when its process is gone, and no longer a target', async () => {
