@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SynapseError } from '../errors.js';
 import { readJsonFile } from '../json-file.js';
-import { checkRegistryEntry, type RegistryEntry } from './entry.js';
+import { checkRegistryEntry, entryFile, type RegistryEntry } from './entry.js';
 import { isEntryAlive } from './liveness.js';
 
 /** A file in the registry directory that is there but is not a readable entry. */
@@ -33,12 +33,12 @@ export class FileRegistry {
     return path.join(this.dir, `${agentId}.json`);
   }
 
-  /** temp file + rename, so readers never see half a file. */
+  /** temp file + rename, so readers never see half a file; in the original's conventions (`entryFile`). */
   write(entry: RegistryEntry): void {
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const file = this.fileFor(entry.agent_id);
     const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    fs.writeFileSync(tmp, `${JSON.stringify(entry, null, 2)}\n`, { mode: 0o600 });
+    fs.writeFileSync(tmp, `${JSON.stringify(entryFile(entry), null, 2)}\n`, { mode: 0o600 });
     fs.renameSync(tmp, file);
   }
 
@@ -99,17 +99,35 @@ export class FileRegistry {
   }
 
   /**
-   * Live entries (pid alive and heartbeat fresh) and the skipped files; entries of dead or
-   * silent agents are removed on the way (whoever notices prunes).
+   * Live entries (see `isEntryAlive`: the process runs, is no zombie and is the one that
+   * registered; the heartbeat, where there is one, is fresh) and the skipped files. Entries of
+   * dead or silent agents, ours and the original's alike, are removed on the way (whoever
+   * notices prunes).
    */
   scanLive(now?: number): RegistryScan {
     const { entries, problems } = this.scan();
     const live: RegistryEntry[] = [];
     for (const entry of entries) {
       if (isEntryAlive(entry, now)) live.push(entry);
-      else this.remove(entry.agent_id);
+      else this.prune(entry);
     }
     return { entries: live, problems };
+  }
+
+  /**
+   * Removes a dead agent's entry and, as the original's own clean-up does, the Unix socket its
+   * entry names (`uds_path`, which only the original writes), so that sockets do not pile up.
+   * Only a socket named after the agent is removed, never another file an entry might name.
+   */
+  private prune(entry: RegistryEntry): void {
+    this.remove(entry.agent_id);
+    const uds = (entry as unknown as { uds_path?: unknown }).uds_path;
+    if (typeof uds !== 'string' || path.basename(uds) !== `${entry.agent_id}.sock`) return;
+    try {
+      if (fs.lstatSync(uds).isSocket()) fs.rmSync(uds, { force: true });
+    } catch {
+      // No such socket (the original never started its UDS server, or removed it): nothing to do.
+    }
   }
 
   listLive(now?: number): RegistryEntry[] {

@@ -1,21 +1,12 @@
-import fs from 'node:fs';
 import type { Env } from '../config/paths.js';
 import type { RegistryEntry } from './entry.js';
+import { readProcStat } from './proc-stat.js';
 import { findTarget } from './targets.js';
 
 /** Parent pid of `pid` from /proc (Linux); null where /proc is missing or the pid is gone. */
 function parentPid(pid: number): number | null {
-  let stat: string;
-  try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    // No /proc (macOS) or the process is gone: either way the ancestry walk ends here.
-    return null;
-  }
-  // The command name is in parentheses and may contain spaces: read after the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ppid = Number(fields[1]);
-  return Number.isInteger(ppid) && ppid > 0 ? ppid : null;
+  const ppid = readProcStat(pid)?.ppid;
+  return ppid !== undefined && ppid > 0 ? ppid : null;
 }
 
 type SenderSource = 'flag' | 'env' | 'ancestry' | 'none';

@@ -8,6 +8,16 @@ export function canonicalType(name: string): string {
   return findProfile(name)?.id ?? name.toLowerCase();
 }
 
+/**
+ * Whether an agent is of the type a user names: the type as written, or its profile id. The
+ * registry is shared with the original Synapse, whose types are not all ours (its `dummy` is an
+ * alias of our `echo`), so `dummy` names the original's dummy agents and our echo agents alike.
+ */
+export function isOfType(entry: RegistryEntry, type: string): boolean {
+  const t = type.trim().toLowerCase();
+  return entry.agent_type.toLowerCase() === t || entry.agent_type === canonicalType(t);
+}
+
 function describeAgent(e: RegistryEntry): string {
   return `${e.agent_id}${e.name ? ` (${e.name})` : ''} on port ${e.port} in ${e.working_dir}`;
 }
@@ -24,13 +34,9 @@ function matchAgents(entries: RegistryEntry[], query: string): { tier: Tier; mat
     ['name', (e) => e.name !== null && e.name === q],
     ['id', (e) => e.agent_id === q],
   ];
-  const typePort = /^([a-z][a-z0-9-]*)-(\d+)$/i.exec(q);
-  if (typePort) {
-    const type = canonicalType(typePort[1]!);
-    tiers.push(['type-port', (e) => e.agent_type === type && e.port === Number(typePort[2])]);
-  }
-  const type = canonicalType(q);
-  tiers.push(['type', (e) => e.agent_type === type]);
+  const typePort = /^([a-z][a-z0-9_-]*)-(\d+)$/i.exec(q);
+  if (typePort) tiers.push(['type-port', (e) => e.port === Number(typePort[2]) && isOfType(e, typePort[1]!)]);
+  tiers.push(['type', (e) => isOfType(e, q)]);
   for (const [tier, test] of tiers) {
     const matches = entries.filter(test);
     if (matches.length > 0) return { tier, matches };
@@ -53,7 +59,7 @@ export function findTarget(entries: RegistryEntry[], query: string): RegistryEnt
   const list = matches.map(describeAgent).join('\n  ');
   const message =
     tier === 'type'
-      ? `${matches.length} ${canonicalType(q)} agents are running; name one:\n  ${list}`
+      ? `${matches.length} ${new Set(matches.map((e) => e.agent_type)).size === 1 ? matches[0]!.agent_type : q} agents are running; name one:\n  ${list}`
       : `several agents ${tier === 'name' ? 'are named' : 'match'} "${q}":\n  ${list}\nUse the full agent id.`;
   throw new SynapseError('ambiguous_target', message, { candidates: matches.map((e) => e.agent_id) });
 }

@@ -2,7 +2,7 @@ import { messageText, type Task } from '../agent-api/task.js';
 import { iso, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { RegistryEntry } from '../registry/entry.js';
-import { HEARTBEAT_MS } from '../registry/liveness.js';
+import { HEARTBEAT_MS, ownStartTicks } from '../registry/liveness.js';
 import type { FileRegistry } from '../registry/registry.js';
 import { VERSION } from '../version.js';
 import { AgentStatusModel } from './agent-status.js';
@@ -38,6 +38,8 @@ export class Presence {
   private registered = false;
   private stopped = false;
   private heartbeat: NodeJS.Timeout | undefined;
+  /** Recorded so that readers can tell this process from a later one that reuses its pid. */
+  private readonly startTicks = ownStartTicks();
   private readonly removeOnExit = () => {
     if (this.registered) this.registry.remove(this.identity.agentId);
   };
@@ -60,6 +62,7 @@ export class Presence {
       role: id.role,
       port: id.port,
       pid: process.pid,
+      pid_starttime: this.startTicks,
       working_dir: id.workingDir,
       endpoint: id.endpoint,
       status: this.status.status,

@@ -88,7 +88,7 @@ Examples:
   program
     .command('list')
     .alias('ls')
-    .description('List running agents (dead entries are pruned)')
+    .description("List running agents, the original Python Synapse's too (dead entries are pruned)")
     .option('--json', 'print JSON')
     .addHelpText(
       'after',

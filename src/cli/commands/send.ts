@@ -12,7 +12,7 @@ import type { RegistryEntry } from '../../registry/entry.js';
 import { liveAgents, openRegistry } from '../../registry/lookup.js';
 import { sameProject } from '../../registry/project.js';
 import { resolveSender } from '../../registry/sender.js';
-import { canonicalType, resolveTarget } from '../../registry/targets.js';
+import { isOfType, resolveTarget } from '../../registry/targets.js';
 import { ExitRequest } from '../exit.js';
 import type { CommandIo } from '../io.js';
 
@@ -304,10 +304,9 @@ export async function broadcastCommand(arg: string | undefined, flags: SendFlags
   const live = liveAgents(io.env);
   const sender = senderOf(live, flags.from, io);
   const dir = sender.entry?.working_dir ?? io.cwd;
-  const type = flags.type ? canonicalType(flags.type) : null;
-  const targets = live.filter((e) => e.agent_id !== sender.id && (flags.all || sameProject(e.working_dir, dir)) && (!type || e.agent_type === type));
+  const targets = live.filter((e) => e.agent_id !== sender.id && (flags.all || sameProject(e.working_dir, dir)) && (!flags.type || isOfType(e, flags.type)));
   if (targets.length === 0)
-    throw new SynapseError('target_not_found', `no other agent runs ${flags.all ? 'anywhere' : `in ${dir}`}${type ? ` of type ${type}` : ''}`);
+    throw new SynapseError('target_not_found', `no other agent runs ${flags.all ? 'anywhere' : `in ${dir}`}${flags.type ? ` of type ${flags.type}` : ''}`);
   const priority = parsePriority(flags.priority);
   const mode: ResponseMode = flags.notify ? 'notify' : 'silent';
   const results = await Promise.all(

@@ -76,6 +76,7 @@ export function fakeRuntime(opts: { port: number; thinkMs?: number }): FakeRunti
       role: null,
       port,
       pid: process.pid,
+      pid_starttime: null,
       working_dir: dir,
       endpoint: `http://127.0.0.1:${port}`,
       status: 'READY',

@@ -74,7 +74,11 @@ describe('synapse list and status', () => {
     const port = await freePort();
     const two = `synapse-echo-${port}`;
     const entry = JSON.parse(fs.readFileSync(entryFile(a.agentId), 'utf8'));
-    fs.writeFileSync(entryFile(two), JSON.stringify({ ...entry, agent_id: two, name: 'two', port, endpoint: `http://127.0.0.1:${port}`, pid: process.pid }));
+    fs.writeFileSync(
+      entryFile(two),
+      // pid_starttime: null, since the recorded start time is the agent's, not this process's.
+      JSON.stringify({ ...entry, agent_id: two, name: 'two', port, endpoint: `http://127.0.0.1:${port}`, pid: process.pid, pid_starttime: null }),
+    );
     try {
       const ambiguous = await run((c) => agentStatus('echo', {}, c));
       expect(ambiguous.code).toBe(3);
@@ -99,7 +103,9 @@ describe('synapse list and status', () => {
       expect(listed.code, listed.stderr).toBe(0);
       expect(JSON.parse(listed.stdout)).toEqual([]);
       expect(listed.stderr).toContain(`skipped registry file ${path.join(dir, 'broken.json')}: not JSON`);
-      expect(listed.stderr).toContain(`skipped registry file ${path.join(dir, 'synapse-claude-8100.json')}: not a Synapse registry entry: name is missing`);
+      expect(listed.stderr).toContain(
+        `skipped registry file ${path.join(dir, 'synapse-claude-8100.json')}: not a Synapse registry entry: working_dir is missing`,
+      );
       const table = await run((c) => listAgents({}, c), { env: own.env });
       expect(table.stdout).toContain('No agents running');
       expect(table.stderr.split('\n').filter((l) => l.startsWith('skipped registry file'))).toHaveLength(2);

@@ -71,6 +71,7 @@ describe('synapse send / interrupt / reply / broadcast (spawned)', () => {
         port,
         endpoint: `http://127.0.0.1:${port}`,
         pid: child.pid,
+        pid_starttime: null, // bob's start time is not this process's
         heartbeat_at: new Date().toISOString(),
       }),
     );

@@ -16,6 +16,7 @@ const self: RegistryEntry = {
   role: 'code review',
   port: 8100,
   pid: 1,
+  pid_starttime: null,
   working_dir: '/w',
   endpoint: 'http://127.0.0.1:8100',
   status: 'READY',

@@ -11,6 +11,7 @@ export function entry(type: string, port: number, name: string | null = null, ov
     role: null,
     port,
     pid: 1,
+    pid_starttime: null,
     working_dir: '/w',
     endpoint: `http://127.0.0.1:${port}`,
     status: 'READY',
