@@ -4,6 +4,7 @@ import { A2AError, A2A_ERROR_CODE, ContentTypeNotSupportedError } from '@a2a-js/
 import { JsonRpcTransportHandler } from '@a2a-js/sdk/server';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { isSynapseError, type SynapseError } from '../../errors.js';
+import { CardCache } from '../card-cache.js';
 import { httpStatusFor } from '../errors.js';
 import { legacyCardJson } from '../../a2a/sdk/card.js';
 import { A2aService, type A2aServiceOptions } from '../../a2a/sdk/service.js';
@@ -39,6 +40,7 @@ function contentTypeRefused(binding: Binding, message: string, reply: FastifyRep
 /** Everything that needs the SDK, loaded on first use (the SDK costs ~70 ms to import). */
 export function createA2aHandlers(opts: A2aServiceOptions): A2aHandlers {
   const service = new A2aService(opts);
+  const cards = new CardCache();
   return {
     service,
     jsonrpc: (path, req, reply) => handleJsonRpc(service, path, req, reply),
@@ -46,8 +48,8 @@ export function createA2aHandlers(opts: A2aServiceOptions): A2aHandlers {
     card: (req, reply) => {
       const card = service.card();
       // Only an explicit request for 0.3 gets the old shape; no header means a plain fetch.
-      reply.header('vary', 'A2A-Version');
-      return reply.send(requestedVersion(req) === '0.3' ? legacyCardJson(card) : AgentCard.toJSON(card));
+      const legacy = requestedVersion(req) === '0.3';
+      return cards.send(req, reply, legacy ? legacyCardJson(card) : AgentCard.toJSON(card), { variant: legacy ? '0.3' : '1.0', vary: 'A2A-Version' });
     },
     early: (binding, err, reply) => {
       if (isSynapseError(err) && err.code === 'unsupported_media_type') return contentTypeRefused(binding, err.message, reply);
