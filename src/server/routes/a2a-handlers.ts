@@ -25,14 +25,17 @@ type Binding = 'rest' | 'jsonrpc' | 'jsonrpc-v03';
 
 /**
  * A body that is not JSON, refused before it was parsed, as A2A's `ContentTypeNotSupportedError`
- * (-32005). HTTP+JSON answers 400, as A2A 1.0.1 §5.4 maps it (1.0.0 said 415) and the SDK's
- * REST server does. JSON-RPC answers HTTP 200 with the error envelope: §5.4's HTTP column is the
- * HTTP+JSON binding's, JSON-RPC errors travel in the envelope (§9.5), and the SDK's own JSON-RPC
- * server answers an unsupported content type the same way.
+ * (-32005). HTTP+JSON answers 415 Unsupported Media Type with that error's `google.rpc.Status`
+ * (reason `CONTENT_TYPE_NOT_SUPPORTED`): the request's own media type is refused at the HTTP level
+ * (RFC 9110 §15.5.16), as A2A 1.0.0's table and the A2A TCK have it. (A2A 1.0.1 maps the error to
+ * 400, meant for a message part's media type the agent does not take; the SDK's REST server
+ * answers 400 here too.) JSON-RPC answers HTTP 200 with the error envelope: JSON-RPC errors travel
+ * in the envelope (§9.5), and the SDK's own JSON-RPC server answers an unsupported content type the
+ * same way.
  */
 function contentTypeRefused(binding: Binding, message: string, reply: FastifyReply): unknown {
   const err = new ContentTypeNotSupportedError(message);
-  if (binding === 'rest') return sendRestError(reply, err);
+  if (binding === 'rest') return sendRestError(reply, err, 415);
   const error = binding === 'jsonrpc-v03' ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err);
   return reply.status(200).send({ jsonrpc: '2.0', id: null, error });
 }
