@@ -1,5 +1,6 @@
 import type { AgentCard, AgentInterface, AgentSkill } from '@a2a-js/sdk';
 import { buildAgentCard, type CardInput } from '../card.js';
+import { camelKeys } from './convert.js';
 
 /** Paths of the A2A bindings on the agent's HTTP port. */
 export const A2A_PATHS = {
@@ -50,7 +51,8 @@ export function buildA2aCard(input: CardInput, endpoints: CardEndpoints): AgentC
           description:
             'Synapse agent: a PTY-wrapped CLI in a Synapse team. params.agent is its identity and status, params.context tells a peer how to talk to it.',
           required: false,
-          params: { agent: own.extensions.synapse, context: own.extensions['x-synapse-context'] },
+          // Synapse's own card (/.well-known/agent.json) keeps the original's snake_case; here, A2A's camelCase.
+          params: camelKeys({ agent: own.extensions.synapse, context: own.extensions['x-synapse-context'] }) as Record<string, unknown>,
         },
       ],
     },

@@ -142,6 +142,31 @@ export function toSdkStatus(task: Task): SdkStatus {
 /** Bookkeeping keys of ours that are not Synapse data worth showing. */
 const PRIVATE_KEYS = new Set(['a2a_message_id', 'a2a_metadata']);
 
+/** The one metadata key under which Synapse's own data travels on the A2A surfaces. */
+const SYNAPSE_METADATA_KEY = 'synapse';
+
+const SNAKE_KEY = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$/;
+
+/** `pty_written_at` → `ptyWrittenAt`; a key that is not a snake_case identifier (a path, a URL, camelCase already) is kept. */
+export function camelKey(key: string): string {
+  return SNAKE_KEY.test(key) ? key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()) : key;
+}
+
+/** A JSON value with every snake_case key, at any depth, in camelCase. */
+export function camelKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(camelKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [camelKey(k), camelKeys(v)]));
+}
+
+/**
+ * Synapse's data as an A2A object's metadata: under one key (`synapse`), in camelCase like
+ * everything else on the A2A surfaces (A2A §5.5). Synapse's routes keep their snake_case.
+ */
+export function synapseMetadata(data: Record<string, unknown>): Record<string, unknown> {
+  return { [SYNAPSE_METADATA_KEY]: camelKeys(data) };
+}
+
 /**
  * SDK task metadata: the client's own metadata at the top level (as it sent it), Synapse's
  * data (sender, priority, response mode, receipt …) under `synapse`.
@@ -154,7 +179,7 @@ function toSdkMetadata(task: Task): Record<string, unknown> {
   synapse.created_at = task.created_at;
   synapse.updated_at = task.updated_at;
   const client = task.metadata.a2a_metadata;
-  return { ...(client && typeof client === 'object' ? (client as Record<string, unknown>) : {}), synapse };
+  return { ...(client && typeof client === 'object' ? (client as Record<string, unknown>) : {}), ...synapseMetadata(synapse) };
 }
 
 /**
@@ -174,7 +199,10 @@ export function toSdkTask(task: Task, extraHistory: readonly SdkMessage[] = []):
   return { id: task.id, contextId: task.context_id, status, artifacts: task.artifacts.map(toSdkArtifact), history, metadata: toSdkMetadata(task) };
 }
 
-/** The part of an SDK message's metadata Synapse acts on: `metadata.synapse.{priority, response_mode, sender, in_reply_to}`. */
+/**
+ * The part of an SDK message's metadata Synapse acts on: `metadata.synapse.{priority,
+ * responseMode, sender, inReplyTo}` (snake_case spellings are read too).
+ */
 export interface SynapseSendOptions {
   priority: number;
   metadata: TaskMetadata;
@@ -187,6 +215,11 @@ function record(v: unknown): Record<string, unknown> | null {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
 }
 
+/** A field of an A2A client's Synapse options, as A2A spells it (camelCase) or as Synapse does. */
+function field(o: Record<string, unknown>, snake: string): unknown {
+  return o[camelKey(snake)] ?? o[snake];
+}
+
 /**
  * Reads Synapse options from an A2A request: the message's metadata wins over the request's.
  * An A2A caller asks for an answer, so the response mode defaults to `wait` (the reply becomes
@@ -194,19 +227,24 @@ function record(v: unknown): Record<string, unknown> | null {
  */
 export function sendOptions(messageMeta: unknown, requestMeta: unknown, messageId: string): SynapseSendOptions {
   const merged = { ...(record(requestMeta) ?? {}), ...(record(messageMeta) ?? {}) };
-  const syn = record(merged.synapse) ?? {};
-  delete merged.synapse;
+  const syn = record(merged[SYNAPSE_METADATA_KEY]) ?? {};
+  delete merged[SYNAPSE_METADATA_KEY];
   const rawPriority = syn.priority;
   const priority = typeof rawPriority === 'number' && Number.isInteger(rawPriority) && rawPriority >= 1 && rawPriority <= 5 ? rawPriority : 3;
-  const mode = RESPONSE_MODES.includes(syn.response_mode as ResponseMode) ? (syn.response_mode as ResponseMode) : 'wait';
+  const rawMode = field(syn, 'response_mode');
+  const mode = RESPONSE_MODES.includes(rawMode as ResponseMode) ? (rawMode as ResponseMode) : 'wait';
   const metadata: TaskMetadata = { kind: 'message', response_mode: mode, a2a_message_id: messageId };
   const s = record(syn.sender);
   if (s) {
     const sender: SenderInfo = {};
-    for (const k of SENDER_KEYS) if (typeof s[k] === 'string' && s[k]) sender[k] = s[k];
+    for (const k of SENDER_KEYS) {
+      const v = field(s, k);
+      if (typeof v === 'string' && v) sender[k] = v;
+    }
     if (Object.keys(sender).length > 0) metadata.sender = sender;
   }
-  if (typeof syn.in_reply_to === 'string' && syn.in_reply_to) metadata.in_reply_to = syn.in_reply_to;
+  const inReplyTo = field(syn, 'in_reply_to');
+  if (typeof inReplyTo === 'string' && inReplyTo) metadata.in_reply_to = inReplyTo;
   if (Object.keys(merged).length > 0) metadata.a2a_metadata = merged;
   return { priority, metadata };
 }

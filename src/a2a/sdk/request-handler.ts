@@ -28,16 +28,19 @@ import { findTask } from './task-store.js';
 
 export const NOT_READY_RETRY_S = 5;
 
-/** The agent is still starting (same rule as `/tasks/send`'s 503); REST maps it to 503 + Retry-After. */
+/**
+ * The agent is still starting (same rule as `/tasks/send`'s 503); REST maps it to 503 +
+ * Retry-After. The ErrorInfo metadata keys are camelCase like the rest of the A2A surfaces.
+ */
 function agentNotReady(): A2AError {
   return new A2AError({
     message: `the agent is still starting; retry in ${NOT_READY_RETRY_S} s`,
-    metadata: { synapse_code: 'agent_not_ready', retry_after_s: String(NOT_READY_RETRY_S) },
+    metadata: { synapseCode: 'agent_not_ready', retryAfterSeconds: String(NOT_READY_RETRY_S) },
   });
 }
 
 export function isAgentNotReady(err: unknown): boolean {
-  return err instanceof A2AError && err.metadata?.synapse_code === 'agent_not_ready';
+  return err instanceof A2AError && err.metadata?.synapseCode === 'agent_not_ready';
 }
 
 /** The approval dialog an input-required task is waiting on, if that is what it waits for. */

@@ -2,7 +2,7 @@ import { AgentEvent, DefaultExecutionEventBus, type ExecutionEventBus, type Exec
 import type { AgentApi } from '../../agent-api/agent-api.js';
 import type { StreamEvent } from '../../agent-api/task-events.js';
 import { TERMINAL_STATES, type Task, type TaskState } from '../../agent-api/task.js';
-import { endsWait, toSdkArtifact, toSdkStatus } from './convert.js';
+import { endsWait, synapseMetadata, toSdkArtifact, toSdkStatus } from './convert.js';
 import { findTask } from './task-store.js';
 
 interface Feed {
@@ -122,7 +122,7 @@ export class TaskFeedBuses implements ExecutionEventBusManager {
     // Live output of a running turn: a working update that carries the new lines.
     if (task && lines.length > 0 && task.status.state === 'working' && feed.lastState === 'working') {
       feed.bus.publish(
-        AgentEvent.statusUpdate({ taskId, contextId: task.context_id, status: toSdkStatus(task), metadata: { synapse: { output_lines: lines } } }),
+        AgentEvent.statusUpdate({ taskId, contextId: task.context_id, status: toSdkStatus(task), metadata: synapseMetadata({ output_lines: lines }) }),
       );
     }
     this.catchUp(feed, taskId);

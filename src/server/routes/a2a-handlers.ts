@@ -4,6 +4,7 @@ import { A2AError, A2A_ERROR_CODE, ContentTypeNotSupportedError } from '@a2a-js/
 import { JsonRpcTransportHandler } from '@a2a-js/sdk/server';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { isSynapseError, type SynapseError } from '../../errors.js';
+import { CardCache } from '../card-cache.js';
 import { httpStatusFor } from '../errors.js';
 import { legacyCardJson } from '../../a2a/sdk/card.js';
 import { A2aService, type A2aServiceOptions } from '../../a2a/sdk/service.js';
@@ -24,14 +25,17 @@ type Binding = 'rest' | 'jsonrpc' | 'jsonrpc-v03';
 
 /**
  * A body that is not JSON, refused before it was parsed, as A2A's `ContentTypeNotSupportedError`
- * (-32005). HTTP+JSON answers 400, as A2A 1.0.1 §5.4 maps it (1.0.0 said 415) and the SDK's
- * REST server does. JSON-RPC answers HTTP 200 with the error envelope: §5.4's HTTP column is the
- * HTTP+JSON binding's, JSON-RPC errors travel in the envelope (§9.5), and the SDK's own JSON-RPC
- * server answers an unsupported content type the same way.
+ * (-32005). HTTP+JSON answers 415 Unsupported Media Type with that error's `google.rpc.Status`
+ * (reason `CONTENT_TYPE_NOT_SUPPORTED`): the request's own media type is refused at the HTTP level
+ * (RFC 9110 §15.5.16), as A2A 1.0.0's table and the A2A TCK have it. (A2A 1.0.1 maps the error to
+ * 400, meant for a message part's media type the agent does not take; the SDK's REST server
+ * answers 400 here too.) JSON-RPC answers HTTP 200 with the error envelope: JSON-RPC errors travel
+ * in the envelope (§9.5), and the SDK's own JSON-RPC server answers an unsupported content type the
+ * same way.
  */
 function contentTypeRefused(binding: Binding, message: string, reply: FastifyReply): unknown {
   const err = new ContentTypeNotSupportedError(message);
-  if (binding === 'rest') return sendRestError(reply, err);
+  if (binding === 'rest') return sendRestError(reply, err, 415);
   const error = binding === 'jsonrpc-v03' ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err);
   return reply.status(200).send({ jsonrpc: '2.0', id: null, error });
 }
@@ -39,6 +43,7 @@ function contentTypeRefused(binding: Binding, message: string, reply: FastifyRep
 /** Everything that needs the SDK, loaded on first use (the SDK costs ~70 ms to import). */
 export function createA2aHandlers(opts: A2aServiceOptions): A2aHandlers {
   const service = new A2aService(opts);
+  const cards = new CardCache();
   return {
     service,
     jsonrpc: (path, req, reply) => handleJsonRpc(service, path, req, reply),
@@ -46,8 +51,8 @@ export function createA2aHandlers(opts: A2aServiceOptions): A2aHandlers {
     card: (req, reply) => {
       const card = service.card();
       // Only an explicit request for 0.3 gets the old shape; no header means a plain fetch.
-      reply.header('vary', 'A2A-Version');
-      return reply.send(requestedVersion(req) === '0.3' ? legacyCardJson(card) : AgentCard.toJSON(card));
+      const legacy = requestedVersion(req) === '0.3';
+      return cards.send(req, reply, legacy ? legacyCardJson(card) : AgentCard.toJSON(card), { variant: legacy ? '0.3' : '1.0', vary: 'A2A-Version' });
     },
     early: (binding, err, reply) => {
       if (isSynapseError(err) && err.code === 'unsupported_media_type') return contentTypeRefused(binding, err.message, reply);

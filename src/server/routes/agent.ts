@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { buildAgentCard } from '../../a2a/card.js';
 import type { AgentApi } from '../../agent-api/agent-api.js';
+import { CardCache } from '../card-cache.js';
 
 export interface AgentRouteOptions {
   api: AgentApi;
@@ -10,7 +11,10 @@ export interface AgentRouteOptions {
 
 /** The agent card, status, rendered screen and shutdown. */
 export const agentRoutes: FastifyPluginAsyncTypebox<AgentRouteOptions> = async (app, { api, displayName, description }) => {
-  app.get('/.well-known/agent.json', async () => buildAgentCard({ self: api.entry(), displayName, description, peers: api.peers() }));
+  const cards = new CardCache();
+  app.get('/.well-known/agent.json', async (req, reply) =>
+    cards.send(req, reply, buildAgentCard({ self: api.entry(), displayName, description, peers: api.peers() })),
+  );
 
   app.get('/status', async () => {
     const e = api.entry();

@@ -35,7 +35,7 @@ describe('agent card', () => {
     ]);
     expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: true });
     const ext = card.capabilities.extensions.find((e: any) => e.uri === 'urn:synapse-a2a:extension:agent:v1');
-    expect(ext.params.agent.agent_type).toBe('echo');
+    expect(ext.params.agent.agentType).toBe('echo');
     expect(card.skills[0].id).toBe('chat');
   });
 
@@ -62,7 +62,7 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON', 'GRPC'])('one task, two views ov
     expect(ours.status.state).toBe('completed');
     expect(ours.context_id).toBe(task.contextId);
     expect(ours.artifacts[0]!.artifact_id).toBe(task.artifacts[0]!.artifactId);
-    expect(task.metadata?.synapse).toMatchObject({ priority: 3, response_mode: 'wait', receipt: { state: 'answered' } });
+    expect(task.metadata?.synapse).toMatchObject({ priority: 3, responseMode: 'wait', receipt: { state: 'answered' } });
   });
 
   it('non-blocking send returns at once; get reads it to completion with history length', async () => {
@@ -154,6 +154,7 @@ describe('start-up gate', () => {
     );
     expect(rpc.body.error.code).toBe(-32603);
     expect(rpc.body.error.message).toMatch(/still starting/);
+    expect(rpc.body.error.data[0].metadata).toEqual({ synapseCode: 'agent_not_ready', retryAfterSeconds: '5' });
     const rest = await fetch(`${base}/a2a/rest/v1/message:send`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },

@@ -65,7 +65,7 @@ export function eventKinds(events: StreamResponse[]): string[] {
   return events.map((e) => {
     const p = e.payload!;
     if (p.$case === 'task') return `task:${p.value.status?.state}`;
-    if (p.$case === 'statusUpdate') return `status:${p.value.status?.state}${p.value.metadata?.synapse?.output_lines ? ':output' : ''}`;
+    if (p.$case === 'statusUpdate') return `status:${p.value.status?.state}${p.value.metadata?.synapse?.outputLines ? ':output' : ''}`;
     if (p.$case === 'artifactUpdate') return 'artifact';
     return 'message';
   });

@@ -84,7 +84,7 @@ function outcome(binding: Binding, res: Res): string {
 const CONTENT_TYPE_REFUSED: Record<Binding, string> = {
   synapse: '415 unsupported_media_type',
   jsonrpc: '200 rpc -32005',
-  rest: '400 INVALID_ARGUMENT CONTENT_TYPE_NOT_SUPPORTED',
+  rest: '415 INVALID_ARGUMENT CONTENT_TYPE_NOT_SUPPORTED',
 };
 const ORIGIN_REFUSED: Record<Binding, string> = { synapse: '403 forbidden_origin', jsonrpc: '403 rpc -32600', rest: '403 PERMISSION_DENIED' };
 

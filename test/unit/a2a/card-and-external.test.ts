@@ -52,7 +52,8 @@ describe('the A2A card', () => {
     expect(back.version).toBe('1.2.3');
     expect(back.capabilities).toMatchObject({ streaming: true, pushNotifications: true });
     const ext = back.capabilities!.extensions.find((e) => e.uri === SYNAPSE_EXTENSION_URI)!;
-    expect(ext.params!.agent).toMatchObject({ agent_id: 'synapse-claude-8100', role: 'code review' });
+    expect(ext.params!.agent).toMatchObject({ agentId: 'synapse-claude-8100', agentType: 'claude', role: 'code review', workingDir: '/w', ptyWrapped: true });
+    expect(Object.keys(ext.params!.context as object).sort()).toEqual(['availableAgents', 'identity', 'routingRules']);
     expect(back.skills[0]!.tags).toContain('claude');
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Role, TaskState as SdkState, Task as TaskCodec, type Message as SdkMessage } from '@a2a-js/sdk';
-import { fromSdkPart, fromSdkState, sendOptions, toSdkPart, toSdkState, toSdkTask } from '../../../src/a2a/sdk/convert.js';
+import { camelKey, camelKeys, fromSdkPart, fromSdkState, sendOptions, toSdkPart, toSdkState, toSdkTask } from '../../../src/a2a/sdk/convert.js';
 import { mergeOrdered } from '../../../src/a2a/sdk/task-store.js';
 import type { Part, Task, TaskState } from '../../../src/agent-api/task.js';
 
@@ -72,12 +72,46 @@ describe('task view', () => {
       trace: 'x',
       synapse: {
         kind: 'message',
-        response_mode: 'wait',
-        sender: { sender_id: 'synapse-claude-8100' },
+        responseMode: 'wait',
+        sender: { senderId: 'synapse-claude-8100' },
         priority: 4,
-        receipt: { state: 'answered', queued_at: '2026-01-01T00:00:00.000Z' },
-        created_at: '2026-01-01T00:00:00.000Z',
-        updated_at: '2026-01-01T00:00:01.000Z',
+        receipt: { state: 'answered', queuedAt: '2026-01-01T00:00:00.000Z' },
+        createdAt: '2026-01-01T00:00:00.000Z',
+        updatedAt: '2026-01-01T00:00:01.000Z',
+      },
+    });
+  });
+
+  it('shows Synapse data in camelCase at every depth, and the client metadata as the client sent it', () => {
+    const view = toSdkTask(
+      task({
+        metadata: {
+          kind: 'message',
+          in_reply_to: 't0',
+          pty_written_at: '2026-01-01T00:00:00.500Z',
+          delivery_evidence: 'echo',
+          reply_source: 'reply',
+          permission: { prompt: 'Run ls?', choices: [{ key: '1', label: 'Yes' }] },
+          notes: { 'src/a_b.ts': 1, nested_list: [{ line_no: 3 }] },
+          a2a_message_id: 'm-1',
+          a2a_metadata: { client_key: 'kept as sent' },
+        },
+      }),
+    );
+    expect(view.metadata).toEqual({
+      client_key: 'kept as sent',
+      synapse: {
+        kind: 'message',
+        inReplyTo: 't0',
+        ptyWrittenAt: '2026-01-01T00:00:00.500Z',
+        deliveryEvidence: 'echo',
+        replySource: 'reply',
+        permission: { prompt: 'Run ls?', choices: [{ key: '1', label: 'Yes' }] },
+        notes: { 'src/a_b.ts': 1, nestedList: [{ lineNo: 3 }] },
+        priority: 4,
+        receipt: { state: 'answered', queuedAt: '2026-01-01T00:00:00.000Z' },
+        createdAt: '2026-01-01T00:00:00.000Z',
+        updatedAt: '2026-01-01T00:00:01.000Z',
       },
     });
   });
@@ -94,6 +128,15 @@ describe('task view', () => {
   it('gives a task from /tasks/send a stable message id', () => {
     const plain = task({ metadata: { kind: 'message' } });
     expect(toSdkTask(plain).history[0]!.messageId).toBe(toSdkTask(plain).history[0]!.messageId);
+  });
+});
+
+describe('camelCase keys', () => {
+  it('turns snake_case identifiers into camelCase and leaves every other key alone', () => {
+    expect(
+      ['pty_written_at', 'a2a_message_id', 'retry_after_s', 'sender', 'queuedAt', 'src/a_b.ts', 'X_Header', '_private', 'trailing_'].map(camelKey),
+    ).toEqual(['ptyWrittenAt', 'a2aMessageId', 'retryAfterS', 'sender', 'queuedAt', 'src/a_b.ts', 'X_Header', '_private', 'trailing_']);
+    expect(camelKeys([{ output_lines: ['a_b'] }, 'x_y', null])).toEqual([{ outputLines: ['a_b'] }, 'x_y', null]);
   });
 });
 
@@ -116,6 +159,32 @@ describe('send options from A2A metadata', () => {
     expect(sendOptions({ synapse: { priority: 9, response_mode: 'loud' } }, undefined, 'm3')).toMatchObject({
       priority: 3,
       metadata: { response_mode: 'wait' },
+    });
+  });
+
+  it('reads the camelCase spelling an A2A client uses (responseMode, inReplyTo, sender.senderId …), which wins', () => {
+    const o = sendOptions(
+      {
+        synapse: {
+          priority: 4,
+          responseMode: 'notify',
+          response_mode: 'silent',
+          inReplyTo: 'task-0',
+          sender: { senderId: 'synapse-gemini-8110', senderName: 'gem', senderType: 'gemini', senderEndpoint: 'http://127.0.0.1:8110' },
+        },
+      },
+      undefined,
+      'm4',
+    );
+    expect(o).toEqual({
+      priority: 4,
+      metadata: {
+        kind: 'message',
+        response_mode: 'notify',
+        in_reply_to: 'task-0',
+        a2a_message_id: 'm4',
+        sender: { sender_id: 'synapse-gemini-8110', sender_name: 'gem', sender_type: 'gemini', sender_endpoint: 'http://127.0.0.1:8110' },
+      },
     });
   });
 });
