@@ -69,7 +69,8 @@ export function screenTurns(rules: TurnRules): TurnStrategy {
     },
     judge(turn, seen) {
       if ((turn.inputText ?? '') !== '') return { kind: 'not-over', why: 'text in the input box' };
-      if (!seen.sawBusy && turn.view.text === seen.viewAtSubmit) return { kind: 'not-over', why: 'nothing drawn since the submit' };
+      if (!seen.sawBusy && turn.view.text === seen.viewAtSubmit && seen.lineFeedsSinceSubmit === 0)
+        return { kind: 'not-over', why: 'nothing drawn since the submit' };
       if (seen.sawBusy || rules.ended?.(turn.lines(), turn.framed) === true) {
         // A settling turn watches only its reply: Copilot CLI animates its logo for seconds after
         // start-up, which would restart every window that watched the whole screen.

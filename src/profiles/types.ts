@@ -148,6 +148,12 @@ export interface TurnSeen {
   sawBusy: boolean;
   /** The viewport right after the submit key, rows joined with '\n'. */
   viewAtSubmit: string;
+  /**
+   * Line feeds drawn since the submit key (some may be the tail of output that was still being
+   * parsed at the submit). A view equal to `viewAtSubmit` with line feeds since is a screen of
+   * identical exchanges that scrolled by one more, not a CLI that has not reacted yet.
+   */
+  lineFeedsSinceSubmit: number;
 }
 
 /**

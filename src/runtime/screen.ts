@@ -15,10 +15,16 @@ export class Screen {
   private readonly idleWaiters: Array<() => void> = [];
   /** Incremented after every parsed write; lets readers tell "changed since" cheaply. */
   seq = 0;
+  /**
+   * Line feeds parsed so far. A screen full of identical exchanges scrolls back to the very same
+   * view after one more of them; this tells that something was drawn even then.
+   */
+  lineFeeds = 0;
   private readonly listeners: Array<() => void> = [];
 
   constructor(cols: number, rows: number) {
     this.term = new Terminal({ cols, rows, scrollback: SCROLLBACK_LINES, allowProposedApi: true });
+    this.term.onLineFeed(() => this.lineFeeds++);
   }
 
   get cols(): number {

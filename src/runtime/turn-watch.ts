@@ -8,6 +8,8 @@ import type { ScreenStatus } from './screen-status.js';
 interface ScreenSource {
   /** Incremented after every change. */
   readonly seq: number;
+  /** Line feeds parsed so far. */
+  readonly lineFeeds: number;
   viewport(): string[];
   allLines(): string[];
 }
@@ -30,6 +32,7 @@ export class TurnWatch {
   /** The screen's change counter right after the submit key: readings up to it predate the turn. */
   readonly seqAtSubmit: number;
   private readonly viewAtSubmit: string;
+  private readonly lineFeedsAtSubmit: number;
   private sawBusy = false;
   private timer: NodeJS.Timeout | undefined;
   /** The window the timer runs (a fresh verdict naming it keeps it), and whether a drawn reply re-judges it. */
@@ -46,6 +49,7 @@ export class TurnWatch {
   ) {
     this.seqAtSubmit = deps.screen.seq;
     this.viewAtSubmit = deps.screen.viewport().join('\n');
+    this.lineFeedsAtSubmit = deps.screen.lineFeeds;
   }
 
   /** The window running now, or null. */
@@ -130,6 +134,6 @@ export class TurnWatch {
   }
 
   private seen(): TurnSeen {
-    return { sawBusy: this.sawBusy, viewAtSubmit: this.viewAtSubmit };
+    return { sawBusy: this.sawBusy, viewAtSubmit: this.viewAtSubmit, lineFeedsSinceSubmit: this.deps.screen.lineFeeds - this.lineFeedsAtSubmit };
   }
 }

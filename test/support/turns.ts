@@ -58,7 +58,7 @@ export function turnScreen(profile: Profile, framed: string, rows: string[], lin
 
 /** The strategy's verdict on an idle screen `rows`, for a message sent on screen `before`. */
 export function verdictOn(profile: Profile, framed: string, before: string[], rows: string[], sawBusy = false): TurnVerdict {
-  return profile.turn.judge(turnScreen(profile, framed, rows, linesSince(before, rows)), { sawBusy, viewAtSubmit: before.join('\n') });
+  return profile.turn.judge(turnScreen(profile, framed, rows, linesSince(before, rows)), { sawBusy, viewAtSubmit: before.join('\n'), lineFeedsSinceSubmit: 0 });
 }
 
 /**
@@ -68,6 +68,8 @@ export function verdictOn(profile: Profile, framed: string, before: string[], ro
  */
 export interface TurnStep {
   screen?: string[];
+  /** Line feeds drawn with `screen` (a view can scroll back to what it was). */
+  lineFeeds?: number;
   reading?: ScreenStatus;
   wait?: number;
   expect: string | null;
@@ -82,11 +84,15 @@ export interface TurnStep {
 export function playTurn(profile: Profile, framed: string, before: string[], steps: TurnStep[]): void {
   let rows = before;
   let seq = 0;
+  let lineFeeds = 0;
   let status: ScreenStatus | undefined = 'READY';
   let reply: string | null = null;
   const screen = {
     get seq() {
       return seq;
+    },
+    get lineFeeds() {
+      return lineFeeds;
     },
     viewport: () => rows,
     allLines: () => rows,
@@ -101,6 +107,7 @@ export function playTurn(profile: Profile, framed: string, before: string[], ste
     if (step.screen && reply === null) {
       rows = step.screen;
       seq++;
+      lineFeeds += step.lineFeeds ?? 0;
       watch.changed();
     }
     if (step.reading && reply === null) {

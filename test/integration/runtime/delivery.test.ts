@@ -163,4 +163,19 @@ describe('delivery into a real PTY (echo agent)', () => {
     expect(task.status.message).toMatch(/exited \(code 3\)/);
     expect(task.error).toEqual({ code: 'CLI_EXITED', message: task.status.message, data: { exit_code: 3 } });
   });
+
+  it('finishes every turn when the same message comes again and again (a full screen scrolls back to the same view)', async () => {
+    // As the A2A TCK does: one text, sent and answered over and over until the screen is full of
+    // identical exchanges. With the answer drawn before the first reading, the view after a turn
+    // was the view at its submit, and the agent stayed PROCESSING with messages queued behind.
+    const a = await startHeadless('echo', { env: { ...t.env, ECHO_THINK_MS: '0' } });
+    for (let i = 0; i < 40; i++) {
+      const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('same again'));
+      const task = await waitForTask(a.endpoint, sent.body.task.id);
+      expect(task.status, `message ${i + 1}`).toBe('completed');
+    }
+    // DONE is held for a while after a turn; what matters is that nothing is in flight.
+    const status = (await getJson(`${a.endpoint}/status`)).body;
+    expect(status).toMatchObject({ status: 'DONE', current_task: null, queued: 0 });
+  });
 });

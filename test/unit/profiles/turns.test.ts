@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { claudeProfile } from '../../../src/profiles/claude.js';
 import { codexProfile } from '../../../src/profiles/codex.js';
+import { echoProfile } from '../../../src/profiles/echo.js';
 import { copilotProfile } from '../../../src/profiles/copilot.js';
 import { geminiProfile } from '../../../src/profiles/gemini.js';
 import { opencodeProfile } from '../../../src/profiles/opencode.js';
@@ -30,7 +31,7 @@ describe('recorded turns, never seen busy: an end-of-turn row ends the turn at o
         expect(verdictOn(profile, user, before, after)).toEqual({ kind: 'finish' });
         // An earlier turn's end-of-turn row on the screen at the submit does not count, even when
         // every row of it is taken for this turn's (an alternate screen that scrolled).
-        const earlier = profile.turn.judge(turnScreen(profile, user, before, before), { sawBusy: false, viewAtSubmit: '' });
+        const earlier = profile.turn.judge(turnScreen(profile, user, before, before), { sawBusy: false, viewAtSubmit: '', lineFeedsSinceSubmit: 0 });
         expect(earlier).toMatchObject({ kind: 'wait', window: cli === 'opencode' ? 'unstarted' : 'idle' });
       });
     }
@@ -119,6 +120,22 @@ describe('gemini: no end-of-turn row', () => {
       { reading: 'PROCESSING', expect: null },
       { screen: after, reading: 'READY', expect: 'finished', reply: reply('gemini', 'text-hello') },
     ]);
+  });
+});
+
+describe('echo: a screen full of identical exchanges', () => {
+  // The A2A TCK sends the same text again and again: once the screen is full, one more exchange
+  // scrolls it back to exactly the view it had at the submit. Before line feeds counted, "nothing
+  // drawn since the submit" held for good and the agent stayed PROCESSING with messages queued.
+  const rows: string[] = Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? 'echo> ping' : 'ping'));
+  rows.push('echo> ');
+
+  it('the same view with line feeds since the submit is a finished turn', () => {
+    playTurn(echoProfile, 'ping', rows, [{ screen: rows, lineFeeds: 2, reading: 'READY', expect: 'finished' }]);
+  });
+
+  it('the same view with no line feed since the submit is a CLI that has not reacted yet', () => {
+    playTurn(echoProfile, 'ping', rows, [{ screen: rows, reading: 'READY', expect: null }]);
   });
 });
 
