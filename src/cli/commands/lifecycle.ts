@@ -67,7 +67,10 @@ async function askToStop(entry: RegistryEntry): Promise<StopRequest> {
   if (res.status >= 200 && res.status < 300) return { how: null, original: false };
   signalPid(entry.pid, 'SIGTERM');
   if (res.status === 404 || res.status === 405)
-    return { how: `an agent of the original Synapse, which has no POST /shutdown: SIGTERM to pid ${entry.pid}, as its own \`synapse stop\` does`, original: true };
+    return {
+      how: `an agent of the original Synapse, which has no POST /shutdown: SIGTERM to pid ${entry.pid}, as its own \`synapse stop\` does`,
+      original: true,
+    };
   return { how: `POST /shutdown answered ${res.status}: SIGTERM to pid ${entry.pid}`, original: false };
 }
 
@@ -95,7 +98,9 @@ async function stopAgent(target: string, opts: { timeoutMs: number; force: boole
     signalPid(entry.pid, 'SIGKILL');
     await waitForExit(entry.pid, 2000);
     registry.prune(entry);
-    io.out(`killed ${label} (an agent of the original Synapse: SIGKILL to pid ${entry.pid}, ${seconds} s after SIGTERM, as its own \`synapse stop\` does after 5 s)\n`);
+    io.out(
+      `killed ${label} (an agent of the original Synapse: SIGKILL to pid ${entry.pid}, ${seconds} s after SIGTERM, as its own \`synapse stop\` does after 5 s)\n`,
+    );
     return;
   }
   if (!opts.escalate) {
