@@ -49,6 +49,24 @@ export function internalState(state: WireTaskState | TaskState): TaskState {
   return state === 'input_required' ? 'input-required' : state;
 }
 
+/** What the original's `GET /status` says besides `status` (synapse/status.py `evaluate_readiness`). */
+export interface WireReadiness {
+  lifecycle: 'IDLE' | 'RUNNING' | 'WAITING_INPUT' | 'FAILED';
+  ready: boolean;
+  readiness_reason: 'ready' | 'agent_running' | 'waiting_for_input' | 'agent_failed';
+}
+
+/**
+ * The original's readiness for an agent status: READY and DONE are IDLE (ready), WAITING is
+ * WAITING_INPUT, an exited agent FAILED, anything else (STARTING, PROCESSING) RUNNING.
+ */
+export function wireReadiness(status: string): WireReadiness {
+  if (status === 'READY' || status === 'DONE') return { lifecycle: 'IDLE', ready: true, readiness_reason: 'ready' };
+  if (status === 'WAITING') return { lifecycle: 'WAITING_INPUT', ready: false, readiness_reason: 'waiting_for_input' };
+  if (status === 'EXITED') return { lifecycle: 'FAILED', ready: false, readiness_reason: 'agent_failed' };
+  return { lifecycle: 'RUNNING', ready: false, readiness_reason: 'agent_running' };
+}
+
 /** One wire artifact per part: text as a string, a file as its `{name, mimeType, bytes|uri}`, data as itself. */
 export function wireArtifacts(artifacts: readonly Artifact[]): WireArtifact[] {
   return artifacts.flatMap((a) =>

@@ -128,6 +128,11 @@ export function checkRegistryEntry(raw: unknown): EntryCheck {
   return { entry: Object.assign(entry, Object.fromEntries(Object.entries(e).filter(([k]) => !(k in entry) && k !== '__proto__'))) };
 }
 
+/** An entry of the original Python Synapse: ours always carry a heartbeat, its entries never do. */
+export function writtenByOriginal(entry: RegistryEntry): boolean {
+  return entry.heartbeat_at === null;
+}
+
 /** ISO → epoch seconds, as the original writes `time.time()`. */
 function epochSeconds(iso: string): number {
   return Date.parse(iso) / 1000;

@@ -115,11 +115,11 @@ export class FileRegistry {
   }
 
   /**
-   * Removes a dead agent's entry and, as the original's own clean-up does, the Unix socket its
-   * entry names (`uds_path`, which only the original writes), so that sockets do not pile up.
-   * Only a socket named after the agent is removed, never another file an entry might name.
+   * Removes a dead agent's entry and, as the original's own clean-up (`unregister`) does, the Unix
+   * socket its entry names (`uds_path`, which only the original writes), so that sockets do not
+   * pile up. Only a socket named after the agent is removed, never another file an entry might name.
    */
-  private prune(entry: RegistryEntry): void {
+  prune(entry: RegistryEntry): void {
     this.remove(entry.agent_id);
     const uds = (entry as unknown as { uds_path?: unknown }).uds_path;
     if (typeof uds !== 'string' || path.basename(uds) !== `${entry.agent_id}.sock`) return;

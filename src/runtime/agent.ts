@@ -247,6 +247,7 @@ class Agent {
     this.session.protectWhile(() => this.delivery.busy || locksHeldOrUnknown(cwd, identity.agentId, env));
     this.session.tracker.on('change', (r: { status: 'READY' | 'PROCESSING' | 'WAITING' }) => this.presence.status.setScreen(r.status));
     this.delivery.on('submitted', (t: Task) => this.replies.delivered(t));
+    this.delivery.on('busy', (busy: boolean) => this.presence.status.setTaskInFlight(busy));
     if (env.SYNAPSE_SCREEN_TRACE) traceScreens(env.SYNAPSE_SCREEN_TRACE, this.session.screen, this.session.tracker, this.delivery);
     this.presence.status.on('change', (next: string, prev: string) => {
       this.logger.info(`status ${prev} -> ${next}`);
@@ -279,7 +280,6 @@ class Agent {
       else if (cliWork && (previous === 'working' || previous === 'input-required')) this.presence.status.taskFinished();
       if (cliWork) this.presence.taskEnded();
     }
-    this.presence.status.setTaskInFlight(this.delivery.busy);
     this.presence.write();
   }
 

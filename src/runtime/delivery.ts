@@ -70,6 +70,10 @@ export class DeliveryLoop extends EventEmitter {
   private interruptedSinceDelivery = false;
   private interruptRetryTimer: NodeJS.Timeout | undefined;
   private readonly dialog: ApprovalDialog;
+  /** What the last 'busy' event said. */
+  private announcedBusy = false;
+  /** While a turn's end is handed over (`finish`), 'busy' waits for the outcome: no READY flicker. */
+  private holdingBusy = false;
 
   constructor(private readonly deps: DeliveryDeps) {
     super();
@@ -81,8 +85,24 @@ export class DeliveryLoop extends EventEmitter {
     });
   }
 
+  /**
+   * A task is in flight. Every change is announced with a 'busy' event (true or false), the one
+   * place the agent's status learns it: a task may finish before its turn is over (an answer
+   * posted with `synapse reply` while the CLI still draws), and the status must follow the turn.
+   */
   get busy(): boolean {
     return this.inflight !== null;
+  }
+
+  private setInflight(f: InFlight | null): void {
+    this.inflight = f;
+    this.announceBusy();
+  }
+
+  private announceBusy(): void {
+    if (this.holdingBusy || this.busy === this.announcedBusy) return;
+    this.announcedBusy = this.busy;
+    this.emit('busy', this.busy);
   }
 
   get currentTaskId(): string | null {
@@ -184,7 +204,7 @@ export class DeliveryLoop extends EventEmitter {
       this.inflight.turn?.stop();
       this.deps.clock.clearTimeout(this.inflight.echoTimer);
     }
-    this.inflight = null;
+    this.setInflight(null);
   }
 
   private onReading(r: ScreenReading): void {
@@ -259,10 +279,17 @@ export class DeliveryLoop extends EventEmitter {
     this.checkEcho(true);
     if (!f.confirmed) this.confirm(f, 'busy');
     const text = turn.reply();
-    this.clearInflight();
-    this.emit('finished', f.taskId, text);
-    this.deps.turnDone(f.taskId, text);
-    this.pump();
+    // Not busy once the task has its outcome and the next one, if any, is on its way.
+    this.holdingBusy = true;
+    try {
+      this.clearInflight();
+      this.emit('finished', f.taskId, text);
+      this.deps.turnDone(f.taskId, text);
+      this.pump();
+    } finally {
+      this.holdingBusy = false;
+      this.announceBusy();
+    }
   }
 
   /** Delivers the next queued task if the CLI is at a fresh READY and nothing is in flight. */
@@ -308,7 +335,7 @@ export class DeliveryLoop extends EventEmitter {
       resubmitted: false,
       echoTimer: undefined,
     };
-    this.inflight = f;
+    this.setInflight(f);
     const started = this.deps.tasks.transition(task.id, 'working', { metadata: { pty_written_at: new Date(this.deps.clock.now()).toISOString() } });
     if (!started || TERMINAL_STATES.has(started.status.state)) {
       this.clearInflight();

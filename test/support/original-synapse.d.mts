@@ -25,6 +25,8 @@ export interface OriginalOptions {
   /** SYNAPSE_UDS_DIR of the original (default /tmp/synapse-a2a); only written into the entry. */
   udsDir?: string;
   submitSequence?: string;
+  /** How long it takes to exit on SIGTERM (default 0; the real one took 33 s with its dummy CLI). */
+  sigtermDelayMs?: number;
 }
 
 export interface OriginalSynapse {
@@ -42,7 +44,7 @@ export interface OriginalSynapse {
   complete(taskId: string, answer: string, form?: 'text' | 'content'): Promise<boolean>;
   /** Its registry status, as AgentRegistry.update_status writes it. */
   setStatus(status: string): Promise<boolean>;
-  /** SIGTERM: it removes its registry file and exits. */
+  /** SIGTERM: it removes its registry file and exits (after `sigtermDelayMs`). */
   stop(): Promise<void>;
   /** SIGKILL: its registry file stays behind. */
   kill(): Promise<void>;

@@ -10,7 +10,7 @@
 //   await agent.waitForRequest((r) => r.path === '/tasks/send-priority')
 //   await agent.complete(taskId, 'the answer')      as the original does when its CLI is idle again
 //   await agent.setStatus('PROCESSING')             as its controller's status changes
-//   await agent.stop()                  SIGTERM: unregisters as the original's atexit does
+//   await agent.stop()                  SIGTERM: unregisters as the original's shutdown does
 //   await agent.kill()                  SIGKILL: leaves its registry file behind
 //
 // Routes (with the original's shapes): GET /.well-known/agent.json (its AgentCard),
@@ -18,7 +18,9 @@
 // unknown in_reply_to; 409 with Retry-After while a task is working and priority < 5; 422 for a
 // body its pydantic model refuses, with an abbreviated `detail`), GET /tasks/{id} (the Task
 // itself, 404 {detail}), GET /tasks (an array), GET /tasks/{id}/subscribe (its SSE stream: unnamed
-// `data:` events of type status/done). Anything else: 404 {"detail":"Not Found"}, as FastAPI.
+// `data:` events of type status/done), GET /status ({status, lifecycle, ready, readiness_reason,
+// context}). It has no POST /shutdown: SIGTERM stops it, as the original's `synapse stop` does.
+// Anything else: 404 {"detail":"Not Found"}, as FastAPI.
 // A Task is {id, status, message, artifacts, error, created_at, updated_at, context_id,
 // metadata}, `status` a string, an artifact {type, data}.
 //
@@ -45,10 +47,14 @@ async function main(options) {
   // It registers as PROCESSING (the port is allocated before the CLI runs), then its CLI is ready.
   agent.register();
   agent.setStatus(options.status ?? 'READY');
-  // atexit: the original unregisters on a normal exit; SIGTERM is its `synapse stop`.
+  // SIGTERM is its `synapse stop`: uvicorn's shutdown stops the CLI, then unregisters. That can
+  // take long (`sigtermDelayMs`): the real 0.35 with its dummy CLI took 33 s, its controller
+  // waiting up to 30 s for the CLI's process group, in which the exited but unreaped CLI counts.
   process.on('SIGTERM', () => {
-    agent.unregister();
-    process.exit(0);
+    setTimeout(() => {
+      agent.unregister();
+      process.exit(0);
+    }, options.sigtermDelayMs ?? 0);
   });
   let buf = '';
   process.stdin.on('data', (d) => {

@@ -120,4 +120,19 @@ describe('the original Synapse stand-in', () => {
     expect(typeOf(done)).toEqual(typeOf(recorded('task-completed.json', py.port)));
     expect(JSON.parse(fs.readFileSync(py.file, 'utf8'))).not.toHaveProperty('current_task_preview');
   });
+
+  it('says its status on GET /status as the original does, and has no POST /shutdown (SIGTERM stops it)', async () => {
+    for (const [status, file] of [
+      ['PROCESSING', 'status-processing.json'],
+      ['READY', 'status-ready.json'],
+    ] as const) {
+      expect(await py.setStatus(status)).toBe(true);
+      const got = (await call('GET', '/status')).json();
+      const real = recorded(file, py.port);
+      expect(Object.keys(got)).toEqual(Object.keys(real));
+      expect({ ...got, context: typeof got.context }).toEqual({ ...real, context: 'string' });
+    }
+    const shutdown = await call('POST', '/shutdown', '{}');
+    expect([shutdown.status, shutdown.text]).toEqual([404, '{"detail":"Not Found"}']);
+  });
 });

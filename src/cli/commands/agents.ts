@@ -64,7 +64,7 @@ Examples:
 
   program
     .command('stop')
-    .description('Ask an agent to shut down and wait until it has')
+    .description("Ask an agent to shut down and wait until it has (the original Synapse's agents: SIGTERM, as its own stop)")
     .argument('<target>', 'name, agent id, type-port (echo-8190) or type')
     .option('-t, --timeout <seconds>', 'how long to wait', '10')
     .addHelpText('after', '\nExamples:\n  synapse stop alice\n  synapse stop synapse-echo-8190')
@@ -116,7 +116,7 @@ Examples:
     .argument('<target>', 'name, agent id, type-port or type')
     .option('-n, --lines <n>', 'only the last n lines', '200')
     .option('-f, --follow', 'keep printing new lines')
-    .option('--screen', "print what the CLI's screen shows now, as text")
+    .option('--screen', "print what the CLI's screen shows now, as text (the original Synapse's agents: their recent output)")
     .addHelpText('after', '\nExamples:\n  synapse logs alice -f\n  synapse logs alice --screen')
     .action(async (target: string, flags: { lines: string; follow?: boolean; screen?: boolean }) => {
       const { agentLogs } = await import('./lifecycle.js');

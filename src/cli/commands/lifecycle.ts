@@ -9,7 +9,7 @@ import { requestJson } from '../../a2a/http-json.js';
 import { SynapseError } from '../../errors.js';
 import { isPidAlive } from '../../registry/liveness.js';
 import { findAgent, openRegistry } from '../../registry/lookup.js';
-import type { RegistryEntry } from '../../registry/entry.js';
+import { writtenByOriginal, type RegistryEntry } from '../../registry/entry.js';
 import type { CommandIo } from '../io.js';
 import { preview, renderTable } from '../table.js';
 
@@ -35,37 +35,89 @@ function signalAgent(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** One process, not its group: what the original Synapse's own stop and kill signal. */
+function signalPid(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone: waitForExit sees it
+  }
+}
+
+interface StopRequest {
+  /** How it was asked, when not with `POST /shutdown` (said in the outcome line). */
+  how: string | null;
+  /** It has no `POST /shutdown`: an agent of the original Python Synapse. */
+  original: boolean;
+}
+
+/**
+ * Asks the agent to shut down: ours take `POST /shutdown`. The original Python Synapse has no
+ * such route; its own `synapse stop` sends SIGTERM to the pid of the entry (its server then stops
+ * the CLI and removes the entry), and so does this.
+ */
+async function askToStop(entry: RegistryEntry): Promise<StopRequest> {
+  let res;
+  try {
+    res = await requestJson(`${entry.endpoint}/shutdown`, { method: 'POST', timeoutMs: 3000 });
+  } catch {
+    signalPid(entry.pid, 'SIGTERM');
+    return { how: `it did not answer POST /shutdown: SIGTERM to pid ${entry.pid}`, original: false };
+  }
+  if (res.status >= 200 && res.status < 300) return { how: null, original: false };
+  signalPid(entry.pid, 'SIGTERM');
+  if (res.status === 404 || res.status === 405)
+    return {
+      how: `an agent of the original Synapse, which has no POST /shutdown: SIGTERM to pid ${entry.pid}, as its own \`synapse stop\` does`,
+      original: true,
+    };
+  return { how: `POST /shutdown answered ${res.status}: SIGTERM to pid ${entry.pid}`, original: false };
+}
+
 async function stopAgent(target: string, opts: { timeoutMs: number; force: boolean; escalate?: boolean }, io: CommandIo): Promise<void> {
   const { entry, registry } = findAgent(target, io.env);
   const label = `${entry.agent_id}${entry.name ? ` (${entry.name})` : ''}`;
   if (opts.force) {
     signalAgent(entry.pid, 'SIGKILL');
     await waitForExit(entry.pid, 2000);
-    registry.remove(entry.agent_id);
+    registry.prune(entry);
     io.out(`killed ${label}\n`);
     return;
   }
-  try {
-    await requestJson(`${entry.endpoint}/shutdown`, { method: 'POST', timeoutMs: 3000 });
-  } catch {
-    // unreachable: fall through to signals
-    process.kill(entry.pid, 'SIGTERM');
-  }
+  const asked = await askToStop(entry);
+  const seconds = opts.timeoutMs / 1000;
   if (await waitForExit(entry.pid, opts.timeoutMs)) {
-    io.out(`stopped ${label}\n`);
+    // An agent that exits removes its own entry; one that could not is pruned here (gone now).
+    registry.scanLive();
+    io.out(`stopped ${label}${asked.how ? ` (${asked.how})` : ''}\n`);
+    return;
+  }
+  if (asked.original) {
+    // As its own `synapse stop` does after 5 s: its server may wait 30 s for its CLI to go, and
+    // then removes the entry of its id, even one a newer agent on the same port wrote meanwhile.
+    signalPid(entry.pid, 'SIGKILL');
+    await waitForExit(entry.pid, 2000);
+    registry.prune(entry);
+    io.out(
+      `killed ${label} (an agent of the original Synapse: SIGKILL to pid ${entry.pid}, ${seconds} s after SIGTERM, as its own \`synapse stop\` does after 5 s)\n`,
+    );
     return;
   }
   if (!opts.escalate) {
-    throw new SynapseError('internal', `${label} did not stop within ${opts.timeoutMs / 1000} s; use \`synapse kill ${target}\` (or -f to SIGKILL)`);
+    throw new SynapseError(
+      'internal',
+      `${label} did not stop within ${seconds} s${asked.how ? ` (${asked.how})` : ''}; use \`synapse kill ${target}\` (or -f to SIGKILL)`,
+    );
   }
   signalAgent(entry.pid, 'SIGTERM');
   if (await waitForExit(entry.pid, 3000)) {
+    registry.scanLive();
     io.out(`terminated ${label} (SIGTERM)\n`);
     return;
   }
   signalAgent(entry.pid, 'SIGKILL');
   await waitForExit(entry.pid, 2000);
-  registry.remove(entry.agent_id);
+  registry.prune(entry);
   io.out(`killed ${label} (SIGKILL after SIGTERM timed out)\n`);
 }
 
@@ -122,29 +174,53 @@ export function listAgents(flags: { json?: boolean }, io: CommandIo): void {
   io.out(`${renderTable(['ID', 'NAME', 'TYPE', 'ROLE', 'STATUS', 'CURRENT', 'PORT', 'EDITING_FILE', 'WORKING_DIR'], rows)}\n`);
 }
 
+/**
+ * What the agent says about itself on `GET /status`: ours `{status, queued, ready_for_messages …}`,
+ * the original's `{status, lifecycle, ready, readiness_reason, context}`; null with why when it
+ * does not answer with one (then the entry is all there is).
+ */
+async function liveStatus(entry: RegistryEntry): Promise<{ live: Record<string, unknown> | null; why: string | null }> {
+  try {
+    const res = await requestJson<unknown>(`${entry.endpoint}/status`, { timeoutMs: 5000 });
+    if (res.status === 200 && typeof res.body === 'object' && res.body !== null) return { live: res.body as Record<string, unknown>, why: null };
+    return { live: null, why: `GET /status answered ${res.status}` };
+  } catch (err) {
+    return { live: null, why: (err as Error).message };
+  }
+}
+
+/** Whether it takes messages now: ours say `ready_for_messages`, the original `ready` with a reason. */
+function accepting(live: Record<string, unknown> | null, why: string | null): string {
+  if (!live) return `unknown (${why ?? 'no answer'})`;
+  if (typeof live.ready_for_messages === 'boolean') return live.ready_for_messages ? 'yes' : 'not yet (starting)';
+  if (typeof live.ready === 'boolean') return live.ready ? 'yes' : `not now (${typeof live.readiness_reason === 'string' ? live.readiness_reason : 'busy'})`;
+  return 'unknown';
+}
+
 /** `synapse status <target>`: the registry entry, what the agent says live, its locks and board tasks. */
 export async function agentStatus(target: string, flags: { json?: boolean }, io: CommandIo): Promise<void> {
   const { entry } = findAgent(target, io.env);
-  const res = await requestJson<Record<string, unknown>>(`${entry.endpoint}/status`, { timeoutMs: 5000 });
-  const live = res.status === 200 && res.body && typeof res.body === 'object' ? res.body : null;
+  const { live, why } = await liveStatus(entry);
   const locks = locksHeldBy(entry.working_dir, entry.agent_id, io.env);
   const boardTasks = fs.existsSync(boardDbPath(entry.working_dir))
     ? withTaskBoard(entry.working_dir, (b) => b.list({ assignee: [entry.agent_id, ...(entry.name ? [entry.name] : [])], status: ['pending', 'in_progress'] }))
     : [];
-  const out = { ...entry, live, locks, board_tasks: boardTasks };
+  const original = writtenByOriginal(entry);
+  const out = { ...entry, original, live, locks, board_tasks: boardTasks };
   if (flags.json) {
     io.out(`${JSON.stringify(out, null, 2)}\n`);
     return;
   }
   const lines = [
-    `${entry.agent_id}${entry.name ? ` (${entry.name})` : ''}  ${entry.agent_type}  ${live ? String(live.status) : entry.status}`,
+    `${entry.agent_id}${entry.name ? ` (${entry.name})` : ''}  ${entry.agent_type}  ${typeof live?.status === 'string' ? live.status : entry.status}`,
+    `  synapse      ${original ? 'the original (Python): its entry and GET /status' : entry.synapse_version}`,
     `  endpoint     ${entry.endpoint}`,
     `  pid          ${entry.pid}`,
     `  working dir  ${entry.working_dir}`,
     `  role         ${entry.role ?? '-'}`,
     `  current      ${entry.current_task_preview ?? '-'}`,
-    `  queued       ${live ? String(live.queued) : '?'}`,
-    `  accepting    ${live ? (live.ready_for_messages ? 'yes' : 'not yet (starting)') : 'unknown (agent did not answer)'}`,
+    `  queued       ${typeof live?.queued === 'number' ? String(live.queued) : '-'}`,
+    `  accepting    ${accepting(live, why)}`,
     `  since        ${entry.registered_at}`,
     `  log          ${entry.log_file ?? '-'}`,
     `  locks        ${locks.length ? locks.map((l) => `${l.path}${l.intent ? ` (${l.intent})` : ''}`).join(', ') : '-'}`,
@@ -153,15 +229,31 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
   io.out(`${lines.join('\n')}\n`);
 }
 
+/**
+ * The CLI's screen as text: ours serve `GET /screen` (`{lines}`); the original has none, and its
+ * `GET /status` carries the CLI's recent output as `context`.
+ */
+async function screenText(entry: RegistryEntry): Promise<string> {
+  const res = await requestJson<{ lines?: unknown }>(`${entry.endpoint}/screen`, { timeoutMs: 5000 });
+  if (res.status === 200 && Array.isArray(res.body?.lines)) return res.body.lines.join('\n');
+  const { live, why } = await liveStatus(entry);
+  if (typeof live?.context === 'string') return live.context;
+  throw new SynapseError('not_found', `${entry.agent_id} shows no screen: GET /screen answered ${res.status}${why ? `, ${why}` : ''}`);
+}
+
 /** `synapse logs <target>`: the last `--lines` of its log (`-f` keeps following), or its screen now. */
 export async function agentLogs(target: string, flags: { lines: string; follow?: boolean; screen?: boolean }, io: CommandIo): Promise<void> {
   const { entry } = findAgent(target, io.env);
   if (flags.screen) {
-    const res = await requestJson<{ lines: string[] }>(`${entry.endpoint}/screen`, { timeoutMs: 5000 });
-    io.out(`${(res.body.lines ?? []).join('\n').trimEnd()}\n`);
+    io.out(`${(await screenText(entry)).trimEnd()}\n`);
     return;
   }
-  if (!entry.log_file) throw new SynapseError('not_found', `${entry.agent_id} has no log file`);
+  if (!entry.log_file) {
+    const where = writtenByOriginal(entry)
+      ? ': it is an agent of the original Python Synapse, whose `synapse start` logs to ~/.synapse/logs/<profile>.log; `synapse logs --screen` shows its recent output'
+      : '';
+    throw new SynapseError('not_found', `${entry.agent_id} has no log file${where}`);
+  }
   const file = entry.log_file;
   let text: string;
   try {

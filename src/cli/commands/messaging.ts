@@ -13,7 +13,8 @@ Response modes:
   (default: settings a2a.flow — auto = --notify, roundtrip = --wait, oneway = --silent)
 
 Exit codes: 0 ok · 1 usage or working-dir mismatch · 3 target not found or ambiguous
-            4 target not ready in time · 5 delivery failed · 6 answer timed out
+            4 target not ready in time (starting; or busy: the original Synapse takes one task at a time)
+            5 delivery failed · 6 answer timed out
 
 Examples:
   synapse send codex "review src/app.ts" --wait
@@ -39,7 +40,7 @@ export function registerMessagingCommands(program: Command): void {
     .option('--wait', 'block until the answer and print it')
     .option('--notify', 'return now; get the answer in your terminal when it arrives')
     .option('--silent', 'fire and forget')
-    .option('--timeout <seconds>', 'with --wait: stop waiting after this long (exit 6); also bounds waiting for a starting target (exit 4)')
+    .option('--timeout <seconds>', 'with --wait: stop waiting after this long (exit 6); also bounds waiting for a target that is starting or busy (exit 4)')
     .option('--from <agent>', 'send as this agent (default: $SYNAPSE_AGENT_ID, then the agent whose terminal runs this command)')
     .option('--force', 'send even though the target works in another directory')
     .option('-T, --task', 'also create a linked task on the shared board, assigned to the target')

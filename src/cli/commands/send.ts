@@ -126,32 +126,40 @@ function spinner(text: string, io: CommandIo): () => void {
   };
 }
 
+/** What a refusal says: ours `{error: {message}}`, the original's `{detail}`. */
+function refusal(body: unknown): string {
+  const b = (typeof body === 'object' && body !== null ? body : {}) as { error?: { message?: unknown }; detail?: unknown };
+  if (typeof b.error?.message === 'string') return b.error.message;
+  if (typeof b.detail === 'string') return b.detail;
+  return JSON.stringify(body);
+}
+
+/** Seconds from a Retry-After header (delta-seconds); 1 when absent or a date. */
+function retryAfterMs(header: string | string[] | undefined): number {
+  const s = Number(Array.isArray(header) ? header[0] : header);
+  return Number.isFinite(s) && s >= 0 ? Math.max(s, 0.2) * 1000 : 1000;
+}
+
 /**
- * POSTs the message and reads the task from `{task: …}` (the original answers 200, ours 202);
- * a 503 (still starting) is retried honouring Retry-After.
+ * POSTs the message and reads the task from `{task: …}` (the original answers 200, ours 202).
+ * Retried until `deadline`, honouring Retry-After: our 503 (still starting) and the original's
+ * 409 with Retry-After (it takes one task at a time: "Agent already has a working task").
  */
-async function post(target: RegistryEntry, priority: number, body: unknown, readyDeadline: number, io: CommandIo): Promise<PeerTask> {
+async function post(target: RegistryEntry, priority: number, body: unknown, deadline: number, io: CommandIo): Promise<PeerTask> {
   let announced = false;
   for (;;) {
-    const res = await requestJson<{ task?: unknown; error?: { code: string; message: string } }>(
-      `${target.endpoint}/tasks/send-priority?priority=${priority}`,
-      {
-        body,
-        timeoutMs: 10_000,
-      },
-    );
-    const task = res.status >= 200 && res.status < 300 ? parsePeerTask(res.body.task) : null;
+    const res = await requestJson(`${target.endpoint}/tasks/send-priority?priority=${priority}`, { body, timeoutMs: 10_000 });
+    const task = res.status >= 200 && res.status < 300 ? parsePeerTask((res.body as { task?: unknown } | null)?.task) : null;
     if (task) return task;
-    if (res.status === 503) {
-      const retryS = Number(res.headers['retry-after'] ?? 1);
-      const waitMs = Math.min(Math.max(retryS, 0.2) * 1000, Math.max(0, readyDeadline - Date.now()));
-      if (Date.now() >= readyDeadline) throw new SynapseError('agent_not_ready', `${label(target)} was still not ready to take messages; try again later`);
-      if (!announced) io.err(`waiting for ${label(target)} to be ready…\n`);
-      announced = true;
-      await new Promise((r) => setTimeout(r, waitMs));
-      continue;
+    const busy = res.status === 409 && res.headers['retry-after'] !== undefined;
+    if (res.status !== 503 && !busy) throw new SynapseError('delivery_failed', `${label(target)} refused the message: ${res.status} ${refusal(res.body)}`);
+    if (Date.now() >= deadline) {
+      const why = busy ? `still busy with another task (${refusal(res.body)})` : 'still not ready to take messages';
+      throw new SynapseError('agent_not_ready', `${label(target)} was ${why}; try again later${busy ? ', or interrupt it with --priority 5' : ''}`);
     }
-    throw new SynapseError('delivery_failed', `${label(target)} refused the message: ${res.status} ${res.body.error?.message ?? JSON.stringify(res.body)}`);
+    if (!announced) io.err(busy ? `${label(target)} is busy with another task; waiting to deliver…\n` : `waiting for ${label(target)} to be ready…\n`);
+    announced = true;
+    await new Promise((r) => setTimeout(r, Math.min(retryAfterMs(res.headers['retry-after']), Math.max(0, deadline - Date.now()))));
   }
 }
 

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startOriginalSynapse, type OriginalSynapse } from '../../support/original-synapse.mjs';
 import { freePort, getJson, ROOT, runCli, startHeadless, tempHome, waitFor } from '../../support/synapse.js';
@@ -83,6 +85,123 @@ describe('an agent of the original Synapse in the same registry', () => {
     const r = await waiting;
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe(answer);
+  });
+
+  /** The task the stand-in made for the text, once it took the message. */
+  const taskFor = (text: string) =>
+    waitFor(
+      async () =>
+        ((await getJson(`${py.endpoint}/tasks`)).body as Array<{ id: string; message: { parts: Array<{ text: string }> } }>).find(
+          (k) => k.message.parts[0]!.text === text,
+        ),
+      10_000,
+      `a task for "${text}"`,
+    );
+  const postsOf = (text: string) => py.requests.filter((r) => r.method === 'POST' && r.body?.message?.parts?.[0]?.text === text);
+
+  it('gets `synapse send` once it is free, when it is busy with another task (409 with Retry-After: it takes one at a time)', async () => {
+    const first = await runCli(['send', 'py-claude', 'first, keeps it busy', '--silent'], { env: t.env });
+    expect(first.code, first.stderr).toBe(0);
+    const busy = await taskFor('first, keeps it busy');
+    const waiting = runCli(['send', 'py-claude', 'second, after the first', '--wait', '--timeout', '20'], { env: t.env });
+    // Refused and asked again after its Retry-After: the message is not lost, nor the command failed.
+    await waitFor(() => postsOf('second, after the first').length >= 2, 10_000, 'a second try after the 409');
+    expect(await py.complete(busy.id, 'done with the first')).toBe(true);
+    const second = await taskFor('second, after the first');
+    expect(await py.complete(second.id, 'the second answer')).toBe(true);
+    const r = await waiting;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('the second answer\n');
+    expect(r.stderr).toContain(`py-claude (${py.agentId}) is busy with another task; waiting to deliver…`);
+  });
+
+  it('`synapse send` gives up at its --timeout when it stays busy (exit 4, with what it said)', async () => {
+    await runCli(['send', 'py-claude', 'never finishes', '--silent'], { env: t.env });
+    const busy = await taskFor('never finishes');
+    const r = await runCli(['send', 'py-claude', 'too late', '--silent', '--timeout', '1'], { env: t.env });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain(
+      `py-claude (${py.agentId}) was still busy with another task (Agent already has a working task (${busy.id.slice(0, 8)}). Retry after it completes.); try again later, or interrupt it with --priority 5`,
+    );
+    expect(postsOf('too late').length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('`synapse status` shows what its entry and its GET /status say', async () => {
+    const r = await runCli(['status', 'py-claude'], { env: t.env });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe(`${py.agentId} (py-claude)  claude  READY`);
+    expect(lines).toContain('  synapse      the original (Python): its entry and GET /status');
+    expect(lines).toContain(`  pid          ${py.pid}`);
+    expect(lines).toContain('  queued       -');
+    expect(lines).toContain('  accepting    yes');
+    expect(await py.setStatus('PROCESSING')).toBe(true);
+    const json = await runCli(['status', py.agentId, '--json'], { env: t.env });
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      agent_id: py.agentId,
+      status: 'PROCESSING',
+      original: true,
+      live: { status: 'PROCESSING', lifecycle: 'RUNNING', ready: false, readiness_reason: 'agent_running' },
+    });
+    expect((await runCli(['status', 'py-claude'], { env: t.env })).stdout).toContain('  accepting    not now (agent_running)');
+  });
+
+  it('`synapse logs --screen` shows its recent output (its GET /status context); `synapse logs` says where its log is', async () => {
+    await runCli(['send', 'py-claude', 'something to show', '--silent'], { env: t.env });
+    await taskFor('something to show');
+    const screen = await runCli(['logs', 'py-claude', '--screen'], { env: t.env });
+    expect(screen.code, screen.stderr).toBe(0);
+    expect(screen.stdout).toBe('A2A: something to show\n');
+    const logs = await runCli(['logs', 'py-claude'], { env: t.env });
+    expect(logs.code).not.toBe(0);
+    expect(logs.stderr).toContain(
+      `${py.agentId} has no log file: it is an agent of the original Python Synapse, whose \`synapse start\` logs to ~/.synapse/logs/<profile>.log`,
+    );
+  });
+
+  it('`synapse stop` sends it SIGTERM, as its own `synapse stop` does (it has no POST /shutdown), and it unregisters', async () => {
+    const r = await runCli(['stop', 'py-claude'], { env: t.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(
+      `stopped ${py.agentId} (py-claude) (an agent of the original Synapse, which has no POST /shutdown: SIGTERM to pid ${py.pid}, as its own \`synapse stop\` does)\n`,
+    );
+    expect(py.requests.map((q) => `${q.method} ${q.path}`)).toContain('POST /shutdown');
+    await waitFor(() => py.child.exitCode !== null || py.child.signalCode !== null, 5000, 'the stand-in to exit');
+    expect([py.child.exitCode, py.child.signalCode]).toEqual([0, null]); // its SIGTERM handler ran
+    expect(fs.existsSync(py.file)).toBe(false);
+  });
+
+  it('`synapse stop` SIGKILLs it when it has not exited --timeout after SIGTERM (its own stop does after 5 s), and removes its entry', async () => {
+    await py.stop();
+    py = await startOriginalSynapse({ env: t.env, agentType: 'claude', port: await freePort(), name: 'py-claude', workingDir: ROOT, sigtermDelayMs: 60_000 });
+    const r = await runCli(['stop', 'py-claude', '--timeout', '1'], { env: t.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(
+      `killed ${py.agentId} (py-claude) (an agent of the original Synapse: SIGKILL to pid ${py.pid}, 1 s after SIGTERM, as its own \`synapse stop\` does after 5 s)\n`,
+    );
+    await waitFor(() => py.child.signalCode === 'SIGKILL', 5000, 'the stand-in to be killed');
+    expect(fs.existsSync(py.file)).toBe(false);
+  });
+
+  it('`synapse kill -f` SIGKILLs it and removes what it could not: its entry and its socket', async () => {
+    await py.stop();
+    const port = await freePort();
+    const uds = fs.mkdtempSync(path.join(t.home, 'uds-'));
+    const sock = path.join(uds, `synapse-claude-${port}.sock`);
+    // The original serves its routes on this socket too; here the test holds it open for it.
+    const server = net.createServer();
+    await new Promise<void>((r) => server.listen(sock, r));
+    try {
+      py = await startOriginalSynapse({ env: t.env, agentType: 'claude', port, name: 'py-claude', workingDir: ROOT, udsDir: uds });
+      const r = await runCli(['kill', 'py-claude', '-f'], { env: t.env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(`killed ${py.agentId} (py-claude)\n`);
+      await waitFor(() => py.child.signalCode === 'SIGKILL', 5000, 'the stand-in to be killed');
+      expect([fs.existsSync(py.file), fs.existsSync(sock)]).toEqual([false, false]);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it("is one of the available agents on our agents' cards", async () => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { artifactText, cleanupAll, getJson, postJson, startHeadless, tempHome, textMessage, waitFor, waitForTask } from '../../support/synapse.js';
+import { artifactText, cleanupAll, getJson, postJson, runCli, startHeadless, tempHome, textMessage, waitFor, waitForTask } from '../../support/synapse.js';
 import { AgentTaskStore } from '../../../src/store/agent-tasks.js';
 
 describe('delivery into a real PTY (echo agent)', () => {
@@ -68,6 +69,23 @@ describe('delivery into a real PTY (echo agent)', () => {
     expect(done.map((d) => artifactText(d))).toEqual(['ECHO: A2A: first', 'ECHO: A2A: second', 'ECHO: A2A: third', 'ECHO: A2A: fourth']);
     const times = done.map((d) => Date.parse(d.receipt.delivered_at));
     expect([...times].sort((x, y) => x - y)).toEqual(times);
+  });
+
+  // The echo agent answers [REPLY EXPECTED] with its reply route right after drawing its prompt:
+  // the task completes while the turn still settles. The agent was left PROCESSING for good, and
+  // the original Synapse's `send` waits up to 30 s for a PROCESSING target before every message.
+  it('is no longer busy once its turns are over, also when an answer ends a task before its turn (`send one --silent; send two --wait`)', async () => {
+    const a = await startHeadless('echo', { env: t.env, args: ['--name', 'rep'] });
+    const one = await runCli(['send', 'rep', 'one', '--silent', '--json'], { env: t.env });
+    expect(one.code, one.stderr).toBe(0);
+    const two = await runCli(['send', 'rep', 'two', '--wait', '--json'], { env: t.env });
+    expect(two.code, two.stderr).toBe(0);
+    expect(JSON.parse(two.stdout)).toMatchObject({ status: 'completed', reply_source: 'reply' });
+    expect((await waitForTask(a.endpoint, JSON.parse(one.stdout).task_id)).status).toBe('completed');
+    const entryFile = path.join(t.env.SYNAPSE_REGISTRY_DIR!, `${a.agentId}.json`);
+    const idle = (s: string) => s === 'DONE' || s === 'READY';
+    await waitFor(async () => idle((await getJson(`${a.endpoint}/status`)).body.status), 5000, 'GET /status to leave PROCESSING');
+    await waitFor(() => idle(JSON.parse(fs.readFileSync(entryFile, 'utf8')).status), 5000, 'the registry entry to leave PROCESSING');
   });
 
   it('orders a queued inbox by priority, then arrival', async () => {

@@ -1,9 +1,12 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   cleanupAll,
   getJson,
+  ROOT,
   postJson,
   startHeadless,
   startNonReplying,
@@ -149,6 +152,33 @@ describe("the task routes answer in the original's shapes", () => {
     expect((await postJson(`${quiet.endpoint}/tasks/${running.body.task.id}/cancel`, {})).status).toBe(409);
     const screen = async () => ((await getJson(`${quiet.endpoint}/screen`)).body.lines as string[]).join('\n');
     await waitFor(async () => (await screen()).includes('Interrupted.'), 10_000, 'the interrupt on screen');
+  });
+});
+
+describe("GET /status answers the original's fields, then ours", () => {
+  it('{status, lifecycle, ready, readiness_reason, context} as the real original 0.35 answered (test/fixtures/original-synapse/)', async () => {
+    const fixture = (f: string) => JSON.parse(fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'original-synapse', f), 'utf8'));
+    const pick = (o: any) => ({ status: o.status, lifecycle: o.lifecycle, ready: o.ready, readiness_reason: o.readiness_reason, context: typeof o.context });
+    // An agent that nothing else uses: its screen and status are this test's.
+    const rep = await startHeadless('echo', { env: t.env });
+    await waitFor(async () => (await getJson(`${rep.endpoint}/status`)).body.status === 'READY', 10_000, 'READY');
+    const idle = (await getJson(`${rep.endpoint}/status`)).body;
+    expect(pick(idle)).toEqual({ ...pick(fixture('status-ready.json')), context: 'string' });
+    expect(idle.context.split('\n').at(-1)).toBe('echo>');
+    expect(idle).toMatchObject({ agent_id: rep.agentId, queued: 0, ready_for_messages: true });
+
+    await postJson(`${rep.endpoint}/tasks/send`, textMessage('think long [[wait: 30]]'));
+    const busy = await waitFor(
+      async () => {
+        const body = (await getJson(`${rep.endpoint}/status`)).body;
+        return body.status === 'PROCESSING' ? body : null;
+      },
+      10_000,
+      'PROCESSING',
+    );
+    expect(pick(busy)).toEqual({ ...pick(fixture('status-processing.json')), context: 'string' });
+    expect(busy.context).toContain('echo> A2A: think long [[wait: 30]]');
+    await rep.stop();
   });
 });
 

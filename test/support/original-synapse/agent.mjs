@@ -88,6 +88,10 @@ export class OriginalAgent {
     this.file = path.join(this.dir, `${this.agentId}.json`);
     /** task_store: insertion-ordered, like the original's dict */
     this.tasks = new Map();
+    /** Its controller's status (what it mirrors into the entry). */
+    this.status = 'PROCESSING';
+    /** What its PTY shows, for GET /status `context`: the stand-in has no CLI, so the lines written into it. */
+    this.context = '';
     this.entry = originalEntry({ ...o, pid: process.pid, workingDir: o.workingDir ?? process.cwd(), status: 'PROCESSING' });
   }
 
@@ -114,6 +118,7 @@ export class OriginalAgent {
 
   /** update_status, then the input_required_tasks mirror its status-change callback keeps. */
   setStatus(status) {
+    this.status = status;
     this.update((d) => {
       const now = pyTime();
       if (d.status !== status) d.last_status_change_at = now;
@@ -160,6 +165,7 @@ export class OriginalAgent {
       metadata: { ...metadata, _context_start: 0, _sent_message: text.slice(0, SENT_MESSAGE_COMPARE_LEN) },
     };
     this.tasks.set(task.id, task);
+    this.context = `${this.context}A2A: ${text}\n`.slice(-2000);
     task.status = 'working';
     this.touch(task);
     const preview = text.length > MAX_TASK_PREVIEW_LEN ? `${text.slice(0, MAX_TASK_PREVIEW_LEN - 3)}...` : text;
@@ -235,10 +241,24 @@ export class OriginalAgent {
     res.on('close', () => clearTimeout(timer));
   }
 
+  /** GET /status (server.py get_status, status.py evaluate_readiness): the controller's status and the PTY's last 2000 characters. */
+  statusBody() {
+    const lifecycle = ['READY', 'DONE'].includes(this.status)
+      ? 'IDLE'
+      : ['WAITING', 'WAITING_FOR_INPUT'].includes(this.status)
+        ? 'WAITING_INPUT'
+        : this.status === 'SHUTTING_DOWN'
+          ? 'FAILED'
+          : 'RUNNING';
+    const reason = { IDLE: 'ready', WAITING_INPUT: 'waiting_for_input', FAILED: 'agent_failed', RUNNING: 'agent_running' }[lifecycle];
+    return { status: this.status, lifecycle, ready: lifecycle === 'IDLE', readiness_reason: reason, context: this.context.slice(-2000) };
+  }
+
   /** FastAPI's routing: GET /tasks/send is GET /tasks/{task_id} ("Task not found"); a known path with another method is 405. */
   route(method, pathname, query, body) {
     const notAllowed = [405, { detail: 'Method Not Allowed' }];
     if (pathname === '/.well-known/agent.json') return method === 'GET' ? [200, agentCard(this.o, this.agentId)] : notAllowed;
+    if (pathname === '/status') return method === 'GET' ? [200, this.statusBody()] : notAllowed;
     if (pathname === '/tasks/send' && method === 'POST') return this.send(body, 3);
     if (pathname === '/tasks/send-priority' && method === 'POST') {
       const priority = query.get('priority') === null ? 3 : Number(query.get('priority'));
