@@ -218,6 +218,8 @@ class Agent {
       clock: this.f.clock,
       framing: { longMessageThreshold: this.f.settings.longMessageThreshold, messageDir: msgDir },
       turnDone: (taskId, output) => this.replies.turnDone(taskId, output),
+      // Built after the loop (it gives the loop the instruction); asked only once the CLI runs.
+      admits: (task) => this.gate.admits(task),
       ...(user ? { holdForUser: () => user.holdForUser() } : {}),
     });
   }

@@ -129,7 +129,7 @@ function spinner(text: string, io: CommandIo): () => void {
   };
 }
 
-/** POSTs the message; a 503 (still starting) is retried honouring Retry-After. */
+/** POSTs the message; a 503 (an agent in the instant before it serves, or shutting down) is retried honouring Retry-After. */
 async function post(target: RegistryEntry, priority: number, body: unknown, readyDeadline: number, io: CommandIo): Promise<Task> {
   let announced = false;
   for (;;) {
