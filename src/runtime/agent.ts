@@ -17,6 +17,7 @@ import { agentSettings, type AgentSettings } from './agent-settings.js';
 import { AgentHttp } from './agent-http.js';
 import { openAgentLog, type AgentLog } from './agent-log.js';
 import { syncBoardTask } from './board-link.js';
+import { cliEnv } from './cli-env.js';
 import { CliSession } from './cli-session.js';
 import { DeliveryLoop } from './delivery.js';
 import { sweepMessageFiles } from './framing.js';
@@ -57,12 +58,6 @@ export interface RunningAgent {
 }
 
 const HEADLESS_SIZE = { cols: 120, rows: 40 };
-
-/** The CLI's environment: ours, the profile's, and who it runs as (its `synapse` commands read these). */
-function cliEnv(env: Env, profile: Profile, id: AgentIdentity): Record<string, string> {
-  const defined = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>;
-  return { ...defined, ...profile.env, TERM: 'xterm-256color', SYNAPSE_AGENT_ID: id.agentId, SYNAPSE_AGENT_TYPE: profile.id, SYNAPSE_PORT: String(id.port) };
-}
 
 function identityOf(opts: AgentOptions, port: number, host: string, clock: Clock): AgentIdentity {
   const agentId = `synapse-${opts.profile.id}-${port}`;
@@ -163,12 +158,16 @@ class Agent {
     this.webhooks = new WebhookDispatcher({ store: this.webhookStore, env, log, clock, agentId: identity.agentId });
     this.history = new HistoryRecorder(env, { log });
     const size = opts.headless || !process.stdout.columns ? HEADLESS_SIZE : { cols: process.stdout.columns, rows: process.stdout.rows };
+    const cli = cliEnv(env, profile, identity);
     try {
-      this.session = new CliSession({ profile, cliArgs: opts.cliArgs, cwd: opts.cwd, env: cliEnv(env, profile, identity), size, clock });
+      this.session = new CliSession({ profile, cliArgs: opts.cliArgs, cwd: opts.cwd, env: cli.env, size, clock });
     } catch (err) {
       this.store.close();
       throw err;
     }
+    if (cli.dropped.length) log(`not passed to ${profile.id}: ${cli.dropped.join(', ')} (they would make it run as if nobody started it; guides/profiles.md)`);
+    if (this.session.droppedArgs.length)
+      log(`passed once: ${this.session.droppedArgs.join(' ')} (the ${profile.id} profile passes it, and so do the CLI args)`);
     this.user = opts.headless ? null : new UserTerminal(this.session, profile, clock);
     this.presence = new Presence(identity, registry, clock, this.logger);
     this.replies = new ReplyCoordinator({

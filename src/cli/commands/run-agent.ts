@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { mergeArgs } from '../../profiles/args.js';
 import { getProfile, listProfiles, reservedRanges } from '../../profiles/index.js';
 import { resolveCommand } from '../../runtime/terminal.js';
 import { SynapseError } from '../../errors.js';
@@ -30,11 +31,11 @@ function readRole(role: string | undefined, io: CommandIo): string | undefined {
   }
 }
 
-/** The CLI args: `--auto-approve` becomes the CLI's own flag, then the user's `-- args`. */
+/** The CLI args: `--auto-approve` becomes the CLI's own flag (once, if the user passes it too), then the user's `-- args`. */
 function cliArgsFor(profile: ReturnType<typeof getProfile>, cliArgs: string[], autoApprove: boolean | undefined): string[] {
   if (!autoApprove) return cliArgs;
   if (!profile.autoApproveArgs) throw new SynapseError('usage', `the ${profile.id} profile has no auto-approve flag`);
-  return [...profile.autoApproveArgs, ...cliArgs];
+  return mergeArgs(profile, profile.autoApproveArgs, cliArgs).args;
 }
 
 function checkInstalled(command: string, env: NodeJS.ProcessEnv): void {
