@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'invalid_input'
   | 'unknown_profile'
   | 'command_not_found'
+  | 'cli_exited'
   | 'port_range_full'
   | 'target_not_found'
   | 'ambiguous_target'

@@ -58,8 +58,11 @@ interface AgentStatusInfo {
 export interface AgentApi {
   entry(): RegistryEntry;
   status(): AgentStatusInfo;
-  /** False until the first READY and the start-up instruction are done. */
-  readyForMessages(): boolean;
+  /**
+   * False once the agent is shutting down (`submit` then throws `agent_not_ready`). A message that
+   * arrives while the agent is still starting is taken: queued behind the start-up instruction.
+   */
+  acceptingMessages(): boolean;
   peers(): RegistryEntry[];
   submit(input: NewTask): Task;
   /** `POST /tasks/create`: a task that awaits an answer, working at once, never typed into the CLI. */

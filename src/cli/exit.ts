@@ -2,7 +2,8 @@ import { isSynapseError, type ErrorCode } from '../errors.js';
 
 /**
  * Exit codes, one per error family (documented in `synapse --help` and the README's "Commands"):
- * 0 ok · 1 usage, bad input, working-dir mismatch, other errors · 2 unknown profile or CLI not found
+ * 0 ok · 1 usage, bad input, working-dir mismatch, other errors · 2 unknown profile, CLI not found, or the
+ * CLI exited during start-up
  * · 3 target not found or ambiguous · 4 target not ready · 5 delivery failed / agent unreachable
  * · 6 answer timed out.
  */
@@ -12,6 +13,7 @@ const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
   working_dir_mismatch: 1,
   unknown_profile: 2,
   command_not_found: 2,
+  cli_exited: 2,
   port_range_full: 2,
   target_not_found: 3,
   ambiguous_target: 3,

@@ -10,7 +10,7 @@ const EXIT_HELP = `
 Exit codes:
   0  success
   1  usage error, invalid input, working-directory mismatch, other errors
-  2  unknown profile, or the agent CLI is not installed
+  2  unknown profile, the agent CLI is not installed, or it exited during start-up
   3  target agent not found or ambiguous
   4  target agent not ready in time
   5  delivery failed / agent unreachable

@@ -27,6 +27,15 @@ export function agentStateDir(env: Env = process.env): string {
   return env.SYNAPSE_STATE_DIR || path.join(synapseHome(env), 'agents');
 }
 
+/**
+ * `~/.synapse/exited`: one file per agent whose CLI exited by itself, saying how (exit code, last
+ * lines of its screen), for `synapse start`, `list` and `logs`. Not in the registry directory:
+ * that one is shared with the original Synapse, which reads every file there as an agent.
+ */
+export function exitRecordDir(env: Env = process.env): string {
+  return path.join(synapseHome(env), 'exited');
+}
+
 /** `~/.a2a/reply`, or `SYNAPSE_REPLY_TARGET_DIR`: each agent's stack of senders awaiting an answer. */
 export function replyDir(env: Env = process.env): string {
   return env.SYNAPSE_REPLY_TARGET_DIR || path.join(home(env), '.a2a', 'reply');

@@ -9,11 +9,12 @@ import { numberSetting } from '../config/env-number.js';
  * Options (flags or env): --think MS (ECHO_THINK_MS, default 300), --startup MS
  * (ECHO_STARTUP_MS, delay before the first prompt), --swallow (ECHO_SWALLOW=1: accept input
  * but never show or answer it), --no-reply (ECHO_AUTO_REPLY=0: never answer [REPLY EXPECTED]
- * messages through the reply route, like an agent that forgets to reply). Directives inside a message: [[wait: SECONDS]] thinks that
- * long; [[exit: CODE]] exits mid-turn; [[quiet]] ends the turn without printing anything and
- * without a reply (an agent that forgets both: the sender gets MISSING_REPLY); [[ask: CMD]]
- * first shows a permission menu (like the real CLIs' approval dialogs: arrows move, Enter
- * picks, ESC denies).
+ * messages through the reply route, like an agent that forgets to reply), --exit-at-start CODE
+ * (ECHO_EXIT_AT_START: print why and exit with CODE before the first prompt, like a CLI that
+ * refuses to start). Directives inside a message: [[wait: SECONDS]] thinks that long; [[exit:
+ * CODE]] exits mid-turn; [[quiet]] ends the turn without printing anything and without a reply
+ * (an agent that forgets both: the sender gets MISSING_REPLY); [[ask: CMD]] first shows a
+ * permission menu (like the real CLIs' approval dialogs: arrows move, Enter picks, ESC denies).
  */
 const PROMPT = 'echo> ';
 const CONT = ' '.repeat(PROMPT.length);
@@ -29,6 +30,8 @@ interface Options {
   autoReply: boolean;
   /** The wrapping agent's port (`SYNAPSE_PORT`, set by Synapse); without it there is no reply route. */
   port: number | undefined;
+  /** Exit with this code instead of showing the first prompt. */
+  exitAtStart: number | undefined;
 }
 
 /** What `synapse reply` does, without starting a process: POST the answer to our own agent. */
@@ -49,6 +52,7 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
     swallow: env.ECHO_SWALLOW === '1',
     autoReply: env.ECHO_AUTO_REPLY !== '0',
     port: numberSetting(env, 'SYNAPSE_PORT', { integer: true, min: 1, max: 65535 }),
+    exitAtStart: numberSetting(env, 'ECHO_EXIT_AT_START', { integer: true, min: 0, max: 255 }),
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -56,6 +60,7 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
     else if (a === '--startup') opts.startupMs = Number(argv[++i]);
     else if (a === '--swallow') opts.swallow = true;
     else if (a === '--no-reply') opts.autoReply = false;
+    else if (a === '--exit-at-start') opts.exitAtStart = Number(argv[++i]);
   }
   // A flag's bad value falls back to the default (the variables above are refused instead).
   if (!Number.isFinite(opts.thinkMs) || opts.thinkMs < 0) opts.thinkMs = 300;
@@ -79,6 +84,11 @@ class EchoAgent {
     this.write('\x1b[?2004h'); // we understand bracketed paste
     this.write('Echo agent — built into Synapse. Type a message and press Enter.\r\n');
     setTimeout(() => {
+      const code = this.opts.exitAtStart;
+      if (code !== undefined && Number.isInteger(code)) {
+        this.write(`Cannot start: asked to exit at start-up with code ${code}.\r\n`);
+        process.exit(code);
+      }
       this.ready = true;
       this.drawPrompt();
     }, this.opts.startupMs);

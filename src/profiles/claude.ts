@@ -47,6 +47,10 @@ export const claudeProfile: Profile = {
   command: 'claude',
   args: [],
   env: {},
+  // Set by a Claude Code session for the commands it runs (an agent that starts an agent): the new
+  // CLI would take itself for a child of that session. Claude Code clears the same three when it
+  // starts a fresh session itself (2.1.197). CI does not change its TUI.
+  dropEnv: ['CLAUDECODE', 'CLAUDE_CODE_SESSION_ID', 'CLAUDE_CODE_CHILD_SESSION'],
   ports: PORT_RANGES.claude,
   resumeFlags: ['--resume', '--continue', '-r', '-c'],
   permission: { question: /Do you want to (proceed|make this edit|create|allow)|Do you trust the files in this folder/, select: 'digit' },

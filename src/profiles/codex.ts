@@ -66,7 +66,14 @@ export const codexProfile: Profile = {
   command: 'codex',
   // Codex's sandbox blocks network access by default; peers on 127.0.0.1 must be reachable.
   args: ['--no-daemon', '-c', 'sandbox_workspace_write.network_access=true'],
+  // `-c` is taken many times; `--yolo` is the short name of the auto-approve flag (a flag passed
+  // twice is an error to Codex: exit 2, "cannot be used multiple times").
+  repeatableFlags: ['-c', '--config'],
+  flagAliases: [['--dangerously-bypass-approvals-and-sandbox', '--yolo']],
   env: {},
+  // 0.171.0 starts its TUI with CI=true and the other CI variables; TERM=dumb (which it refuses)
+  // is replaced for every CLI.
+  dropEnv: [],
   ports: PORT_RANGES.codex,
   resumeFlags: ['resume'],
   permission: { question: /Would you like to run the following command\?|Would you like to make the following edits\?/, select: 'digit' },

@@ -62,6 +62,8 @@ export const copilotProfile: Profile = {
   command: 'copilot',
   args: [],
   env: {},
+  // 1.0.102 starts its TUI with CI=true and the other CI variables.
+  dropEnv: [],
   ports: PORT_RANGES.copilot,
   // `copilot --help`: `-r, --resume [<value>]` and `--continue` (most recent session).
   resumeFlags: ['--resume', '--continue', '-r'],

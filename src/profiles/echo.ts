@@ -19,6 +19,7 @@ export const echoProfile: Profile = {
   // Small heaps keep the idle footprint of the demo agent low.
   args: ['--max-old-space-size=32', '--max-semi-space-size=1', fileURLToPath(new URL('../demo/echo-agent.js', import.meta.url))],
   env: {},
+  dropEnv: [],
   ports: PORT_RANGES.echo,
   resumeFlags: ['--resume'],
   permission: { question: /Allow this\?/, select: 'digit' },

@@ -55,6 +55,10 @@ export const geminiProfile: Profile = {
   command: 'gemini',
   args: [],
   env: { COLORTERM: 'truecolor' },
+  // 0.61.0: `CI=true` or `GITHUB_ACTIONS=true` means headless (isHeadlessMode): no TUI, and with no
+  // prompt it exits at once with 42 (FatalInputError). `NO_COLOR` draws the input box between ───
+  // rules instead of the ▄▄▄/▀▀▀ bars the READY rule reads, so the agent would never be READY.
+  dropEnv: ['CI', 'GITHUB_ACTIONS', 'NO_COLOR'],
   ports: PORT_RANGES.gemini,
   resumeFlags: ['--resume'],
   permission: { question: /Allow execution of|Apply this change\?|Allow edit/, select: 'digit' },

@@ -112,6 +112,8 @@ export const opencodeProfile: Profile = {
   args: [],
   // Its terminal title is `OC | <session title>` either way; nothing here needs a title.
   env: { OPENCODE_DISABLE_AUTOUPDATE: '1' },
+  // 1.18.33 starts its TUI with CI=true and the other CI variables.
+  dropEnv: [],
   ports: PORT_RANGES.opencode,
   resumeFlags: ['--continue', '-c', '--session', '-s'],
   // The choices are one row, not a numbered menu: the highlight (first = `Allow once`, told apart

@@ -69,9 +69,24 @@ export interface Profile {
   description: string;
   /** Executable to spawn; resolved on PATH unless absolute. */
   command: string;
-  /** Arguments always passed before the user's `-- <cli args>`. */
+  /**
+   * Arguments always passed before the user's `-- <cli args>`. A flag followed by a token that is
+   * not a flag takes it as its value (`-c key=value`); write a value that starts with `-` as
+   * `--flag=value`. A flag the user passes again is passed once, as the user wrote it (`mergeArgs`).
+   */
   args: string[];
+  /** Flags the CLI takes more than once (`-c a=1 -c b=2`): never dropped for the user's. */
+  repeatableFlags?: string[];
+  /** Names of one flag (`['--dangerously-bypass-approvals-and-sandbox', '--yolo']`): the user's alias drops the profile's. */
+  flagAliases?: string[][];
+  /** Set for the CLI, over the environment synapse runs with. */
   env: Record<string, string>;
+  /**
+   * Variables never handed to the CLI, because they make it behave as if no person started it:
+   * `CI=true` puts Gemini CLI in headless mode, where it exits at once (code 42). Which ones, and
+   * why, per CLI: guides/profiles.md.
+   */
+  dropEnv: string[];
   ports: { first: number; last: number };
   /** Any of these in the CLI args means "resuming": no start-up instruction. */
   resumeFlags: string[];

@@ -129,7 +129,7 @@ export function checkRegistryEntry(raw: unknown): EntryCheck {
 }
 
 /** An entry of the original Python Synapse: ours always carry a heartbeat, its entries never do. */
-export function writtenByOriginal(entry: RegistryEntry): boolean {
+export function writtenByOriginal(entry: Pick<RegistryEntry, 'heartbeat_at'>): boolean {
   return entry.heartbeat_at === null;
 }
 

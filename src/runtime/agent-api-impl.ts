@@ -1,5 +1,6 @@
 import type { AgentApi } from '../agent-api/agent-api.js';
 import { messageText } from '../agent-api/task.js';
+import { SynapseError } from '../errors.js';
 import type { FileRegistry } from '../registry/registry.js';
 import type { AgentTaskStore } from '../store/agent-tasks.js';
 import type { CliSession } from './cli-session.js';
@@ -36,9 +37,12 @@ export function agentApi(p: AgentParts): AgentApi {
       ready_for_messages: p.gate.isOpen,
       started_at: p.startedAt,
     }),
-    readyForMessages: () => p.gate.isOpen && !p.isShuttingDown(),
+    acceptingMessages: () => !p.isShuttingDown(),
     peers: () => p.registry.listLive(),
     submit: (input) => {
+      // While starting, a message is queued like any other; the delivery loop holds it until the
+      // start-up instruction is done. Only an agent on its way out refuses.
+      if (p.isShuttingDown()) throw new SynapseError('agent_not_ready', 'the agent is shutting down and takes no more messages; start it again');
       const meta = input.metadata ?? {};
       // An answer to a task made here with POST /tasks/create: that task takes its outcome.
       p.replies.answerArrived(meta, messageText(input.message));

@@ -6,6 +6,7 @@ import { renderStartupInstruction } from '../config/instructions.js';
 import { agentStateDir, logsDir, messageFileDir, registryDir, replyDir, type Env } from '../config/paths.js';
 import type { Logger } from '../logger.js';
 import type { Profile } from '../profiles/types.js';
+import { describeExit, writeExitRecord } from '../registry/exit-record.js';
 import { FileRegistry } from '../registry/registry.js';
 import { ReplyStack } from '../registry/reply-stack.js';
 import { AgentTaskStore } from '../store/agent-tasks.js';
@@ -17,6 +18,7 @@ import { agentSettings, type AgentSettings } from './agent-settings.js';
 import { AgentHttp } from './agent-http.js';
 import { openAgentLog, type AgentLog } from './agent-log.js';
 import { syncBoardTask } from './board-link.js';
+import { cliEnv } from './cli-env.js';
 import { CliSession } from './cli-session.js';
 import { DeliveryLoop } from './delivery.js';
 import { sweepMessageFiles } from './framing.js';
@@ -45,6 +47,16 @@ export interface AgentOptions {
   clock?: Clock;
 }
 
+/** How the CLI exited when it exited by itself (not stopped by synapse). */
+export interface CliExit {
+  exitCode: number;
+  signal: number | null;
+  /** Before the agent took messages: its start-up instruction was not done. */
+  duringStartup: boolean;
+  /** What it last showed: the reason is almost always there. */
+  lastLines: string[];
+}
+
 export interface RunningAgent {
   agentId: string;
   port: number;
@@ -53,15 +65,20 @@ export interface RunningAgent {
   logger: Logger;
   /** Resolves with the exit code once the agent has shut down completely. */
   exited: Promise<number>;
+  /** Once `exited` resolved: how the CLI exited, or null when synapse stopped it. */
+  cliExit(): CliExit | null;
   shutdown(reason: string): Promise<number>;
 }
 
 const HEADLESS_SIZE = { cols: 120, rows: 40 };
+/** How many lines of the screen an exit report shows. */
+const EXIT_REPORT_LINES = 12;
 
-/** The CLI's environment: ours, the profile's, and who it runs as (its `synapse` commands read these). */
-function cliEnv(env: Env, profile: Profile, id: AgentIdentity): Record<string, string> {
-  const defined = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>;
-  return { ...defined, ...profile.env, TERM: 'xterm-256color', SYNAPSE_AGENT_ID: id.agentId, SYNAPSE_AGENT_TYPE: profile.id, SYNAPSE_PORT: String(id.port) };
+/** `cli exited (code 42) during start-up; its last lines on screen:` and the lines, indented. */
+export function exitReport(exit: CliExit): string {
+  const head = `cli exited (code ${exit.exitCode}${exit.signal ? `, signal ${exit.signal}` : ''})${exit.duringStartup ? ' during start-up' : ''}`;
+  if (exit.lastLines.length === 0) return `${head}; its screen was empty`;
+  return `${head}; its last lines on screen:\n${exit.lastLines.map((l) => `  | ${l}`).join('\n')}`;
 }
 
 function identityOf(opts: AgentOptions, port: number, host: string, clock: Clock): AgentIdentity {
@@ -142,6 +159,7 @@ class Agent {
   private readonly liveOutput: LiveOutput;
   private readonly http: AgentHttp;
   private shutdownPromise: Promise<number> | null = null;
+  private cliExited: CliExit | null = null;
   private resolveExit: (code: number) => void = () => undefined;
   private readonly exited = new Promise<number>((r) => (this.resolveExit = r));
 
@@ -163,12 +181,16 @@ class Agent {
     this.webhooks = new WebhookDispatcher({ store: this.webhookStore, env, log, clock, agentId: identity.agentId });
     this.history = new HistoryRecorder(env, { log });
     const size = opts.headless || !process.stdout.columns ? HEADLESS_SIZE : { cols: process.stdout.columns, rows: process.stdout.rows };
+    const cli = cliEnv(env, profile, identity);
     try {
-      this.session = new CliSession({ profile, cliArgs: opts.cliArgs, cwd: opts.cwd, env: cliEnv(env, profile, identity), size, clock });
+      this.session = new CliSession({ profile, cliArgs: opts.cliArgs, cwd: opts.cwd, env: cli.env, size, clock });
     } catch (err) {
       this.store.close();
       throw err;
     }
+    if (cli.dropped.length) log(`not passed to ${profile.id}: ${cli.dropped.join(', ')} (they would make it run as if nobody started it; guides/profiles.md)`);
+    if (this.session.droppedArgs.length)
+      log(`passed once: ${this.session.droppedArgs.join(' ')} (the ${profile.id} profile passes it, and so do the CLI args)`);
     this.user = opts.headless ? null : new UserTerminal(this.session, profile, clock);
     this.presence = new Presence(identity, registry, clock, this.logger);
     this.replies = new ReplyCoordinator({
@@ -218,6 +240,8 @@ class Agent {
       clock: this.f.clock,
       framing: { longMessageThreshold: this.f.settings.longMessageThreshold, messageDir: msgDir },
       turnDone: (taskId, output) => this.replies.turnDone(taskId, output),
+      // Built after the loop (it gives the loop the instruction); asked only once the CLI runs.
+      admits: (task) => this.gate.admits(task),
       ...(user ? { holdForUser: () => user.holdForUser() } : {}),
     });
   }
@@ -255,11 +279,54 @@ class Agent {
       this.presence.write();
     });
     this.tasks.on('updated', (task: Task, previous: string | null) => this.taskUpdated(task, previous));
-    void this.session.exited.then(({ exitCode, signal }) => {
-      this.logger.info(`cli exited (code ${exitCode}${signal ? `, signal ${signal}` : ''})`);
+    void this.session.exited.then(async ({ exitCode, signal }) => {
+      if (this.shutdownPromise !== null) {
+        // Hung up by a stop (which ends the task in flight itself): nothing to explain.
+        this.logger.info(`cli exited (code ${exitCode}${signal ? `, signal ${signal}` : ''})`);
+        return;
+      }
+      // Exited by itself: say why the agent goes away, from what the CLI last showed.
+      await this.session.screen.flushed();
+      const exit: CliExit = {
+        exitCode,
+        signal: signal || null,
+        duringStartup: !this.gate.isOpen,
+        lastLines: this.session.screen.lastLines(EXIT_REPORT_LINES),
+      };
+      this.logger.info(exitReport(exit));
+      this.recordExit(exit);
       this.delivery.cliExited(exitCode);
       void this.shutdown('the CLI exited');
     });
+  }
+
+  /** The exit, for `synapse start` (which waits on this process), `list` and `logs`. */
+  private recordExit(exit: CliExit): void {
+    this.cliExited = exit;
+    const { identity, clock } = this.f;
+    try {
+      writeExitRecord(
+        {
+          agent_id: identity.agentId,
+          name: identity.name,
+          agent_type: identity.type,
+          port: identity.port,
+          pid: process.pid,
+          working_dir: identity.workingDir,
+          exited_at: iso(clock.now()),
+          exit_code: exit.exitCode,
+          signal: exit.signal,
+          during_startup: exit.duringStartup,
+          last_lines: exit.lastLines,
+          log_file: identity.logFile,
+        },
+        this.opts.env,
+      );
+    } catch (err) {
+      this.logger.warn(
+        `could not record the exit (${describeExit({ exit_code: exit.exitCode, signal: exit.signal, during_startup: exit.duringStartup })}): ${(err as Error).message}`,
+      );
+    }
   }
 
   /** Every persisted task change: journal, webhooks, history, registry entry, board, status. */
@@ -308,7 +375,15 @@ class Agent {
 
   handle(): RunningAgent {
     const { agentId, port, endpoint } = this.f.identity;
-    return { agentId, port, endpoint, logger: this.logger, exited: this.exited, shutdown: (reason) => this.shutdown(reason) };
+    return {
+      agentId,
+      port,
+      endpoint,
+      logger: this.logger,
+      exited: this.exited,
+      cliExit: () => this.cliExited,
+      shutdown: (reason) => this.shutdown(reason),
+    };
   }
 
   /** Stops everything once, in this order, on every exit path. Resolves with the CLI's exit code. */

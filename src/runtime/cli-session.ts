@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { mergeArgs } from '../profiles/args.js';
 import type { Profile } from '../profiles/types.js';
 import { Injector } from './injector.js';
 import { Screen } from './screen.js';
@@ -32,15 +33,20 @@ export class CliSession {
   readonly injector: Injector;
   /** Resolves with the CLI's exit once it has exited. */
   readonly exited: Promise<{ exitCode: number; signal?: number }>;
+  /** The CLI's arguments: the profile's, then the user's (a flag passed by both, once). */
+  readonly args: string[];
+  /** The profile's own args left out because the user passes the same flag. */
+  readonly droppedArgs: string[];
   private exitCode: number | null = null;
   private isProtected: () => boolean = () => false;
 
   constructor(private readonly opts: CliSessionOptions) {
     const { profile, clock, size } = opts;
+    ({ args: this.args, dropped: this.droppedArgs } = mergeArgs(profile, profile.args, opts.cliArgs));
     this.screen = new Screen(size.cols, size.rows);
     this.terminal = spawnTerminal({
       command: profile.command,
-      args: [...profile.args, ...opts.cliArgs],
+      args: this.args,
       cwd: opts.cwd,
       env: opts.env,
       cols: size.cols,
@@ -65,7 +71,7 @@ export class CliSession {
 
   /** The command line, for the log. */
   get commandLine(): string {
-    return [this.opts.profile.command, ...this.opts.profile.args, ...this.opts.cliArgs].join(' ');
+    return [this.opts.profile.command, ...this.args].join(' ');
   }
 
   /** The CLI's exit code, or null while it runs. */

@@ -42,6 +42,11 @@ export interface DeliveryDeps {
    * or typing in the last moments); 0 = go ahead.
    */
   holdForUser?: () => number;
+  /**
+   * May this task be typed in now? During start-up only the start-up instruction may (the
+   * others wait in the inbox, and a priority-5 one does not interrupt it). Default: every task.
+   */
+  admits?: (task: Task) => boolean;
 }
 
 /** How often a delivery held for the human is retried. */
@@ -116,11 +121,15 @@ export class DeliveryLoop extends EventEmitter {
     return { taskId: f.taskId, text: f.turn.reply() };
   }
 
-  /** A new task was queued. Priority 5 interrupts a running turn unless told not to. */
+  private admits(task: Task): boolean {
+    return this.deps.admits?.(task) ?? true;
+  }
+
+  /** A new task was queued. Priority 5 interrupts a running turn unless told not to (or not admitted yet). */
   enqueued(task: Task, opts: { interrupt?: boolean } = {}): void {
     const screen = this.deps.tracker.current?.status;
     const busy = this.inflight !== null || screen === 'PROCESSING' || screen === 'WAITING';
-    if (task.priority >= 5 && opts.interrupt !== false && busy) {
+    if (task.priority >= 5 && opts.interrupt !== false && busy && this.admits(task)) {
       const f = this.inflight;
       // The turn is over and the screen idle again, only settling: finish it rather than press an
       // interrupt key on an idle CLI.
@@ -297,7 +306,7 @@ export class DeliveryLoop extends EventEmitter {
     if (this.inflight || this.exited) return;
     const reading = this.deps.tracker.current;
     if (!reading || reading.status !== 'READY' || reading.seq <= this.holdUntilSeq) return;
-    const next = this.deps.tasks.store.queued()[0];
+    const next = this.deps.tasks.store.queued().find((t) => this.admits(t));
     if (!next) return;
     this.firstReadyAt ??= this.deps.clock.now();
     const settle = Math.max(

@@ -5,21 +5,46 @@ import { fileURLToPath } from 'node:url';
 import { logsDir, type Env } from '../config/paths.js';
 import { SynapseError } from '../errors.js';
 import type { RegistryEntry } from '../registry/entry.js';
+import { describeExit, exitRecordOfPid } from '../registry/exit-record.js';
 import { isPidAlive } from '../registry/liveness.js';
 import { openRegistry } from '../registry/lookup.js';
 
 const BIN = fileURLToPath(new URL('../../bin/synapse.js', import.meta.url));
 
+/** How long the agent may take to register, and then its CLI to draw its first screen. */
+const REGISTER_MS = 15_000;
+const CLI_UP_MS = 30_000;
+
+/** What `synapse start` waited for: the agent registered, and its CLI is up (or still starting after `CLI_UP_MS`). */
+export interface Launched {
+  entry: RegistryEntry;
+  logFile: string;
+  /** The CLI had not shown a screen the status rules read (prompt, work or a question) in time. */
+  stillStarting: boolean;
+}
+
+/** Why the background agent is gone: the CLI's exit code and last screen lines, or the log's tail. */
+function goneError(pid: number, logFile: string, env: Env): SynapseError {
+  const rec = exitRecordOfPid(pid, env);
+  if (rec) {
+    const lines = rec.last_lines.length ? `; its last lines on screen:\n${rec.last_lines.map((l) => `  | ${l}`).join('\n')}` : '; its screen was empty';
+    return new SynapseError('cli_exited', `${rec.agent_type} exited (${describeExit(rec)})${lines}\n(full log: ${logFile})`, {
+      exit_code: rec.exit_code,
+      last_lines: rec.last_lines,
+      log_file: logFile,
+    });
+  }
+  const tail = fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-5).join('\n');
+  return new SynapseError('internal', `the agent exited during start-up:\n${tail}\n(full log: ${logFile})`);
+}
+
 /**
  * `synapse start`: the same `synapse <profile> --headless` code path, detached in its own
- * process group with stdout/stderr in a log file. Resolves once its registry entry exists.
+ * process group with stdout/stderr in a log file. Resolves once its registry entry exists and
+ * its CLI is up (its status is no longer STARTING); throws with the CLI's exit code and last
+ * screen lines when the CLI exits before that.
  */
-export async function launchBackground(opts: {
-  profileArgs: string[];
-  env: Env;
-  cwd: string;
-  timeoutMs?: number;
-}): Promise<{ entry: RegistryEntry; logFile: string }> {
+export async function launchBackground(opts: { profileArgs: string[]; env: Env; cwd: string; timeoutMs?: number }): Promise<Launched> {
   const dir = logsDir(opts.env);
   fs.mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -37,15 +62,20 @@ export async function launchBackground(opts: {
   if (!pid) throw new SynapseError('internal', 'could not start the background agent');
 
   const registry = openRegistry(opts.env);
-  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
-  while (Date.now() < deadline) {
-    const entry = registry.readAll().find((e) => e.pid === pid);
-    if (entry) return { entry, logFile };
-    if (!isPidAlive(pid)) {
-      const tail = fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-5).join('\n');
-      throw new SynapseError('internal', `the agent exited during start-up:\n${tail}\n(full log: ${logFile})`);
+  const registerBy = Date.now() + (opts.timeoutMs ?? REGISTER_MS);
+  let upBy: number | null = null;
+  let entry: RegistryEntry | undefined;
+  for (;;) {
+    entry = registry.readAll().find((e) => e.pid === pid) ?? entry;
+    const alive = isPidAlive(pid);
+    // EXITED: the agent is shutting down (its CLI exited); wait for the process to say why.
+    if (alive && entry && entry.status !== 'STARTING' && entry.status !== 'EXITED') return { entry, logFile, stillStarting: false };
+    if (!alive) throw goneError(pid, logFile, opts.env);
+    if (entry) upBy ??= Date.now() + CLI_UP_MS;
+    if (upBy !== null && Date.now() >= upBy && entry) return { entry, logFile, stillStarting: true };
+    if (!entry && Date.now() >= registerBy) {
+      throw new SynapseError('internal', `the agent did not register within ${(opts.timeoutMs ?? REGISTER_MS) / 1000} s; see ${logFile}`);
     }
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new SynapseError('internal', `the agent did not register within ${(opts.timeoutMs ?? 15_000) / 1000} s; see ${logFile}`);
 }

@@ -103,6 +103,15 @@ export class Screen {
     return lines;
   }
 
+  /** The last `n` lines with text on them (scrollback included), for a report of what the CLI last showed. */
+  lastLines(n: number): string[] {
+    const lines = this.allLines().map((l) => l.trimEnd());
+    while (lines.length > 0 && lines.at(-1) === '') lines.pop();
+    const tail = lines.slice(-n);
+    while (tail.length > 0 && tail[0] === '') tail.shift();
+    return tail;
+  }
+
   dispose(): void {
     this.term.dispose();
   }

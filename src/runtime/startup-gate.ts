@@ -18,10 +18,12 @@ export interface StartupGateOptions {
 }
 
 /**
- * Messages are taken (`ready_for_messages`) only once the CLI has had its start-up instruction:
- * at the first READY the instruction goes in as a silent priority-5 task ahead of the inbox, and
- * the gate opens when that task ends. A resumed session, a disabled or an empty instruction
- * opens the gate at the first READY. Messages that arrive earlier queue behind it.
+ * The CLI gets its start-up instruction before any message: at the first READY the instruction
+ * goes in as a silent priority-5 task, and the gate opens (`ready_for_messages`) when that task
+ * ends. A resumed session, a disabled or an empty instruction opens the gate at the first READY.
+ * Messages that arrive earlier are queued as usual (202, receipt `queued`): until the gate opens
+ * the delivery loop takes only the instruction (`admits`), and it goes on with the inbox, in its
+ * order, once the gate opens.
  */
 export class StartupGate {
   private bootstrapTaskId: string | null = null;
@@ -37,6 +39,11 @@ export class StartupGate {
     return taskId === this.bootstrapTaskId;
   }
 
+  /** May the delivery loop type this task in now? Before the gate opens, only the instruction. */
+  admits(task: Task): boolean {
+    return this.gateOpen || this.isBootstrap(task.id);
+  }
+
   start(): void {
     this.opts.tracker.on('change', (r: ScreenReading) => this.onScreen(r));
   }
@@ -50,6 +57,9 @@ export class StartupGate {
     if (this.gateOpen) return;
     this.gateOpen = true;
     this.opts.log.info(`accepting messages (${why})`);
+    // Messages that came during start-up wait in the inbox: deliver them now. Not from inside
+    // the task update that opened the gate: the instruction's end is still being announced.
+    queueMicrotask(() => this.opts.delivery.pump());
   }
 
   private onScreen(r: ScreenReading): void {

@@ -22,20 +22,19 @@ import { isSynapseError } from '../../errors.js';
 import { pickChoice } from '../../profiles/permission.js';
 import type { PermissionChoice } from '../../profiles/types.js';
 import { TERMINAL_STATES, type Task as OurTask } from '../../agent-api/task.js';
-import { fromSdkParts, sdkMessageText, sendOptions } from './convert.js';
+import { fromSdkParts, sdkMessageText } from './convert.js';
 import type { AgentApi } from '../../agent-api/agent-api.js';
 import { findTask } from './task-store.js';
 
-export const NOT_READY_RETRY_S = 5;
-
 /**
- * The agent is still starting (same rule as `/tasks/send`'s 503); REST maps it to 503 +
- * Retry-After. The ErrorInfo metadata keys are camelCase like the rest of the A2A surfaces.
+ * The agent is shutting down (the runtime refuses `/tasks/send` the same way); REST maps it to
+ * 503. A message that arrives while the agent starts is taken, queued behind its start-up
+ * instruction. The ErrorInfo metadata keys are camelCase like the rest of the A2A surfaces.
  */
-function agentNotReady(): A2AError {
+function agentStopping(): A2AError {
   return new A2AError({
-    message: `the agent is still starting; retry in ${NOT_READY_RETRY_S} s`,
-    metadata: { synapseCode: 'agent_not_ready', retryAfterSeconds: String(NOT_READY_RETRY_S) },
+    message: 'the agent is shutting down and takes no more messages',
+    metadata: { synapseCode: 'agent_not_ready' },
   });
 }
 
@@ -51,8 +50,8 @@ function permissionChoices(task: OurTask): PermissionChoice[] | null {
 
 /**
  * The SDK's DefaultRequestHandler, with Synapse's admission rules applied before it runs — so a
- * refused message is a clean error response instead of a task the SDK marks failed: the
- * start-up gate, a message that carries something to deliver, and a follow-up only for a task
+ * refused message is a clean error response instead of a task the SDK marks failed: an agent
+ * shutting down, a message that carries something to deliver, and a follow-up only for a task
  * that waits for input. A follow-up's answer is handed to the runtime here too, for the same
  * reason (an answer that is not one of the dialog's choices is the client's error); the SDK
  * then runs the turn as usual and streams the task from input-required onwards. The card comes
@@ -71,10 +70,7 @@ export class SynapseRequestHandler implements A2ARequestHandler {
     if (!message.messageId) throw new RequestMalformedError('message.messageId is required');
     if (fromSdkParts(message.parts ?? []).length === 0) throw new RequestMalformedError('the message has no parts with content');
     if (message.taskId) return this.answer(message.taskId, message.contextId, sdkMessageText(message));
-    const { priority, metadata } = sendOptions(message.metadata, params.metadata, message.messageId);
-    // Until start-up is done only urgent messages and answers get through (as on /tasks/send).
-    const passes = priority >= 5 || typeof metadata.in_reply_to === 'string';
-    if (!passes && !this.api.readyForMessages()) throw agentNotReady();
+    if (!this.api.acceptingMessages()) throw agentStopping();
   }
 
   /**

@@ -56,7 +56,12 @@ Examples:
   addAgentOptions(program.command('start'), profiles)
     .description('Start an agent in the background (detached; output in ~/.synapse/logs/)')
     .option('--json', 'print the registry entry as JSON')
-    .addHelpText('after', '\nExamples:\n  synapse start echo --name alice\n  synapse start claude --role @roles/reviewer.md -- --model sonnet')
+    .addHelpText(
+      'after',
+      '\nReturns once the CLI shows its first screen (its prompt, work or a question). If the CLI exits\n' +
+        'first, exits 2 and prints its exit code and the last lines of its screen.\n\n' +
+        'Examples:\n  synapse start echo --name alice\n  synapse start claude --role @roles/reviewer.md -- --model sonnet',
+    )
     .action(async (profileName: string, cliArgs: string[], flags: RunFlags) => {
       const { startBackground } = await import('./run-agent.js');
       await startBackground(profileName, cliArgs, flags, processIo());
@@ -88,11 +93,13 @@ Examples:
   program
     .command('list')
     .alias('ls')
-    .description("List running agents, the original Python Synapse's too (dead entries are pruned)")
-    .option('--json', 'print JSON')
+    .description("List running agents, the original Python Synapse's too (dead entries are pruned), then those whose CLI exited in the last 10 minutes")
+    .option('--json', 'print JSON (the running agents only)')
     .addHelpText(
       'after',
-      '\nColumns: ID, NAME, TYPE, ROLE, STATUS, CURRENT (task preview), PORT, WORKING_DIR\n\nExample:\n  synapse list --json | jq ".[].agent_id"',
+      '\nColumns: ID, NAME, TYPE, ROLE, STATUS, CURRENT (task preview), PORT, WORKING_DIR\n' +
+        'Below the table: agents whose CLI quit by itself, with its exit code and last line on screen.\n\n' +
+        'Example:\n  synapse list --json | jq ".[].agent_id"',
     )
     .action(async (flags: { json?: boolean }) => {
       const { listAgents } = await import('./lifecycle.js');
@@ -112,7 +119,7 @@ Examples:
 
   program
     .command('logs')
-    .description("Print an agent's log (or its current screen with --screen)")
+    .description("Print an agent's log (or its current screen with --screen); for an agent whose CLI exited, why")
     .argument('<target>', 'name, agent id, type-port or type')
     .option('-n, --lines <n>', 'only the last n lines', '200')
     .option('-f, --follow', 'keep printing new lines')

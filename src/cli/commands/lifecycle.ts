@@ -7,6 +7,7 @@ import { locksHeldBy } from '../../store/file-safety.js';
 import { boardDbPath } from '../../store/settings.js';
 import { requestJson } from '../../a2a/http-json.js';
 import { SynapseError } from '../../errors.js';
+import { describeExit, findExitRecord, readExitRecords, RECENT_EXIT_MS, type ExitRecord } from '../../registry/exit-record.js';
 import { isPidAlive } from '../../registry/liveness.js';
 import { findAgent, openRegistry } from '../../registry/lookup.js';
 import { writtenByOriginal, type RegistryEntry } from '../../registry/entry.js';
@@ -146,7 +147,25 @@ function editingFiles(live: RegistryEntry[], env: NodeJS.ProcessEnv): Map<string
   return out;
 }
 
-/** `synapse list`: the live agents (dead entries are pruned on the way). */
+/** `3 s ago`, `4 min ago`, `2 h ago`. */
+function ago(iso: string): string {
+  const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  return s < 60 ? `${s} s ago` : s < 3600 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`;
+}
+
+/** Agents whose CLI exited by itself in the last minutes (and that did not come back), with why. */
+function recentExits(live: RegistryEntry[], io: CommandIo): string {
+  const liveIds = new Set(live.map((e) => e.agent_id));
+  const recent = readExitRecords(io.env).filter((r: ExitRecord) => !liveIds.has(r.agent_id) && Date.now() - Date.parse(r.exited_at) < RECENT_EXIT_MS);
+  if (recent.length === 0) return '';
+  const lines = recent.map(
+    (r) =>
+      `  ${r.agent_id}${r.name ? ` (${r.name})` : ''}  ${ago(r.exited_at)}  ${describeExit(r)}: ${preview(r.last_lines.at(-1), 60)}  (synapse logs ${r.agent_id})`,
+  );
+  return `Exited recently (the CLI quit by itself):\n${lines.join('\n')}\n`;
+}
+
+/** `synapse list`: the live agents (dead entries are pruned on the way), then the ones whose CLI just exited. */
 export function listAgents(flags: { json?: boolean }, io: CommandIo): void {
   const { entries: live, problems } = openRegistry(io.env).scanLive();
   // Files that are not entries (corrupt, or another program's) are left alone, and said so.
@@ -155,8 +174,9 @@ export function listAgents(flags: { json?: boolean }, io: CommandIo): void {
     io.out(`${JSON.stringify(live, null, 2)}\n`);
     return;
   }
+  const exits = recentExits(live, io);
   if (live.length === 0) {
-    io.out('No agents running. Start one with `synapse start echo` or `synapse claude`.\n');
+    io.out(`No agents running. Start one with \`synapse start echo\` or \`synapse claude\`.\n${exits}`);
     return;
   }
   const editing = editingFiles(live, io.env);
@@ -171,7 +191,7 @@ export function listAgents(flags: { json?: boolean }, io: CommandIo): void {
     editing.get(e.agent_id) ?? '-',
     e.working_dir,
   ]);
-  io.out(`${renderTable(['ID', 'NAME', 'TYPE', 'ROLE', 'STATUS', 'CURRENT', 'PORT', 'EDITING_FILE', 'WORKING_DIR'], rows)}\n`);
+  io.out(`${renderTable(['ID', 'NAME', 'TYPE', 'ROLE', 'STATUS', 'CURRENT', 'PORT', 'EDITING_FILE', 'WORKING_DIR'], rows)}\n${exits}`);
 }
 
 /**
@@ -179,7 +199,7 @@ export function listAgents(flags: { json?: boolean }, io: CommandIo): void {
  * the original's `{status, lifecycle, ready, readiness_reason, context}`; null with why when it
  * does not answer with one (then the entry is all there is).
  */
-async function liveStatus(entry: RegistryEntry): Promise<{ live: Record<string, unknown> | null; why: string | null }> {
+async function liveStatus(entry: Pick<RegistryEntry, 'endpoint'>): Promise<{ live: Record<string, unknown> | null; why: string | null }> {
   try {
     const res = await requestJson<unknown>(`${entry.endpoint}/status`, { timeoutMs: 5000 });
     if (res.status === 200 && typeof res.body === 'object' && res.body !== null) return { live: res.body as Record<string, unknown>, why: null };
@@ -233,7 +253,7 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
  * The CLI's screen as text: ours serve `GET /screen` (`{lines}`); the original has none, and its
  * `GET /status` carries the CLI's recent output as `context`.
  */
-async function screenText(entry: RegistryEntry): Promise<string> {
+async function screenText(entry: Pick<RegistryEntry, 'agent_id' | 'endpoint'>): Promise<string> {
   const res = await requestJson<{ lines?: unknown }>(`${entry.endpoint}/screen`, { timeoutMs: 5000 });
   if (res.status === 200 && Array.isArray(res.body?.lines)) return res.body.lines.join('\n');
   const { live, why } = await liveStatus(entry);
@@ -241,9 +261,34 @@ async function screenText(entry: RegistryEntry): Promise<string> {
   throw new SynapseError('not_found', `${entry.agent_id} shows no screen: GET /screen answered ${res.status}${why ? `, ${why}` : ''}`);
 }
 
+/**
+ * The agent `target` names, live or, when none is, one whose CLI exited by itself: its log
+ * outlives it, and the exit record says why it went away.
+ */
+function agentOrExit(
+  target: string,
+  io: CommandIo,
+): { entry: Pick<RegistryEntry, 'agent_id' | 'endpoint' | 'log_file' | 'heartbeat_at'>; exit: ExitRecord | null } {
+  try {
+    return { entry: findAgent(target, io.env).entry, exit: null };
+  } catch (err) {
+    const exit = err instanceof SynapseError && err.code === 'target_not_found' ? findExitRecord(target, io.env) : null;
+    if (!exit) throw err;
+    return { entry: { agent_id: exit.agent_id, endpoint: '', log_file: exit.log_file, heartbeat_at: exit.exited_at }, exit };
+  }
+}
+
 /** `synapse logs <target>`: the last `--lines` of its log (`-f` keeps following), or its screen now. */
 export async function agentLogs(target: string, flags: { lines: string; follow?: boolean; screen?: boolean }, io: CommandIo): Promise<void> {
-  const { entry } = findAgent(target, io.env);
+  const { entry, exit } = agentOrExit(target, io);
+  if (exit) {
+    io.out(`${exit.agent_id} is gone: its CLI exited ${exit.exited_at} (${describeExit(exit)}).\n`);
+    // Its screen is gone with it: what it last showed is in the record.
+    if (flags.screen || !exit.log_file) {
+      io.out(`${exit.last_lines.join('\n')}\n`);
+      return;
+    }
+  }
   if (flags.screen) {
     io.out(`${(await screenText(entry)).trimEnd()}\n`);
     return;
@@ -269,7 +314,8 @@ export async function agentLogs(target: string, flags: { lines: string; follow?:
       .map(formatLogLine)
       .join('\n')}\n`,
   );
-  if (!flags.follow) return;
+  // Nobody writes to a gone agent's log: nothing to follow.
+  if (!flags.follow || exit) return;
   let offset = Buffer.byteLength(text);
   // Appends arrive in byte chunks; the decoder holds back a character split between two of them.
   const decoder = new StringDecoder('utf8');

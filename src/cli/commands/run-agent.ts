@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { mergeArgs } from '../../profiles/args.js';
 import { getProfile, listProfiles, reservedRanges } from '../../profiles/index.js';
 import { resolveCommand } from '../../runtime/terminal.js';
 import { SynapseError } from '../../errors.js';
@@ -30,11 +31,11 @@ function readRole(role: string | undefined, io: CommandIo): string | undefined {
   }
 }
 
-/** The CLI args: `--auto-approve` becomes the CLI's own flag, then the user's `-- args`. */
+/** The CLI args: `--auto-approve` becomes the CLI's own flag (once, if the user passes it too), then the user's `-- args`. */
 function cliArgsFor(profile: ReturnType<typeof getProfile>, cliArgs: string[], autoApprove: boolean | undefined): string[] {
   if (!autoApprove) return cliArgs;
   if (!profile.autoApproveArgs) throw new SynapseError('usage', `the ${profile.id} profile has no auto-approve flag`);
-  return [...profile.autoApproveArgs, ...cliArgs];
+  return mergeArgs(profile, profile.autoApproveArgs, cliArgs).args;
 }
 
 function checkInstalled(command: string, env: NodeJS.ProcessEnv): void {
@@ -51,7 +52,7 @@ export async function runForeground(profileName: string, cliArgs: string[], flag
   const headless = flags.headless === true || !io.isTerminal('stdin') || !io.isTerminal('stdout');
   // A setting that does not parse stops here, before a port is bound or the CLI spawned.
   (await import('../../runtime/agent-settings.js')).agentSettings(io.env);
-  const { startAgent } = await import('../../runtime/agent.js');
+  const { startAgent, exitReport } = await import('../../runtime/agent.js');
   const agent = await startAgent({
     profile,
     headless,
@@ -65,7 +66,12 @@ export async function runForeground(profileName: string, cliArgs: string[], flag
   });
   if (headless) io.out(`${agent.agentId} ready for HTTP on ${agent.endpoint}\n`);
   else routeConsoleToLog(agent.logger);
-  return agent.exited;
+  const code = await agent.exited;
+  // The terminal is the user's again: the reason a CLI gave up at start-up stays in view (headless,
+  // the same report is in the log on stdout).
+  const exit = agent.cliExit();
+  if (exit?.duringStartup && !headless) io.err(`synapse: ${profile.id} ${exitReport(exit).replace(/^cli /, '')}\n`);
+  return code;
 }
 
 /** `synapse start`: validates here (so errors reach this terminal), then detaches. */
@@ -85,7 +91,8 @@ export async function startBackground(profileName: string, cliArgs: string[], fl
   if (cliArgs.length) args.push('--', ...cliArgs);
   (await import('../../runtime/agent-settings.js')).agentSettings(io.env);
   const { launchBackground } = await import('../../runtime/launch.js');
-  const { entry, logFile } = await launchBackground({ profileArgs: args, env: io.env, cwd: io.cwd });
+  const { entry, logFile, stillStarting } = await launchBackground({ profileArgs: args, env: io.env, cwd: io.cwd });
+  if (stillStarting) io.err(`${entry.agent_id}: ${profile.id} has not shown its prompt yet; \`synapse logs ${entry.agent_id} --screen\` shows what it shows\n`);
   if (flags.json) io.out(`${JSON.stringify(entry, null, 2)}\n`);
   else io.out(`started ${entry.agent_id}${entry.name ? ` (${entry.name})` : ''} on ${entry.endpoint}, pid ${entry.pid}\nlog: ${logFile}\n`);
 }

@@ -142,8 +142,9 @@ function retryAfterMs(header: string | string[] | undefined): number {
 
 /**
  * POSTs the message and reads the task from `{task: …}` (the original answers 200, ours 202).
- * Retried until `deadline`, honouring Retry-After: our 503 (still starting) and the original's
- * 409 with Retry-After (it takes one task at a time: "Agent already has a working task").
+ * Retried until `deadline`, honouring Retry-After: our 503 (an agent in the instant before it
+ * serves, or shutting down; one that starts takes the message) and the original's 409 with
+ * Retry-After (it takes one task at a time: "Agent already has a working task").
  */
 async function post(target: RegistryEntry, priority: number, body: unknown, deadline: number, io: CommandIo): Promise<PeerTask> {
   let announced = false;

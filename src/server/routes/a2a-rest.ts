@@ -15,7 +15,7 @@ import { A2AError, RequestMalformedError, restStatusFor, toRestErrorBody, Unsupp
 import { defaultServerCallContextBuilder, type ServerCallContext } from '@a2a-js/sdk/server';
 import { Extensions } from '@a2a-js/sdk';
 import { A2A_PATHS } from '../../a2a/sdk/card.js';
-import { isAgentNotReady, NOT_READY_RETRY_S } from '../../a2a/sdk/request-handler.js';
+import { isAgentNotReady } from '../../a2a/sdk/request-handler.js';
 import type { A2aService } from '../../a2a/sdk/service.js';
 import { streamSse } from './a2a-sse.js';
 import { header, requestedVersion } from './a2a-version.js';
@@ -25,9 +25,7 @@ const BASE = A2A_PATHS.rest;
 /** Sends an error the way the SDK's REST clients read it (`google.rpc.Status` JSON). */
 export function sendRestError(reply: FastifyReply, err: unknown, withStatus?: number): FastifyReply {
   if (withStatus !== undefined) return reply.status(withStatus).type(A2A_CONTENT_TYPE).send(toRestErrorBody(err, withStatus));
-  if (isAgentNotReady(err)) {
-    return reply.status(503).header('retry-after', String(NOT_READY_RETRY_S)).type(A2A_CONTENT_TYPE).send(toRestErrorBody(err, 503));
-  }
+  if (isAgentNotReady(err)) return reply.status(503).type(A2A_CONTENT_TYPE).send(toRestErrorBody(err, 503));
   const status = restStatusFor(err);
   return reply.status(status).type(A2A_CONTENT_TYPE).send(toRestErrorBody(err, status));
 }

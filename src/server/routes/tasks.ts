@@ -5,11 +5,10 @@ import { internalState, toWireTask } from '../../agent-api/wire.js';
 import type { SendBody } from '../schemas.js';
 import { loadSchemas } from '../schema-registry.js';
 
-const RETRY_AFTER_S = 5;
-
 /**
  * Synapse's message routes, answering in the original Synapse's shapes (agent-api/wire.ts):
  * send (optionally with priority), create, get, list, cancel, reply, permission answers.
+ * A message that arrives while the agent starts is queued behind its start-up instruction.
  */
 export const taskRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async (app, { api }) => {
   const {
@@ -24,9 +23,6 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async (a
   } = await loadSchemas('schemas');
   const send = (priority: number, body: SendBody) => {
     const metadata = (body.metadata ?? {}) as TaskMetadata;
-    // Until start-up is done only urgent messages and answers get through; others retry.
-    const passes = priority >= 5 || typeof metadata.in_reply_to === 'string';
-    if (!passes && !api.readyForMessages()) return null;
     return api.submit({
       message: body.message,
       metadata,
@@ -36,17 +32,13 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async (a
     });
   };
 
-  const notReady = { error: { code: 'agent_not_ready', message: 'the agent is still starting; retry after the Retry-After delay' } };
-
   app.post('/tasks/send', { schema: { body: SendBodySchema } }, async (req, reply) => {
     const task = send(3, req.body);
-    if (!task) return reply.status(503).header('Retry-After', String(RETRY_AFTER_S)).send(notReady);
     return reply.status(202).send({ task: toWireTask(task) });
   });
 
   app.post('/tasks/send-priority', { schema: { body: SendBodySchema, querystring: PriorityQuerySchema } }, async (req, reply) => {
     const task = send(req.query.priority ?? 3, req.body);
-    if (!task) return reply.status(503).header('Retry-After', String(RETRY_AFTER_S)).send(notReady);
     return reply.status(202).send({ task: toWireTask(task) });
   });
 

@@ -144,35 +144,40 @@ describe('input-required', () => {
   });
 });
 
-describe('start-up gate', () => {
-  it('refuses messages until the agent is ready: JSON-RPC error, REST 503 with Retry-After', async () => {
-    const { rt, base } = await setup();
-    rt.setReady(false);
-    const rpc = await rawRpc(
+describe('start-up and shutdown', () => {
+  const send = (base: string, id: number) =>
+    rawRpc(
       `${base}/a2a/jsonrpc`,
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } }),
+      JSON.stringify({ jsonrpc: '2.0', id, method: 'SendMessage', params: { message: { messageId: `m${id}`, role: 'ROLE_USER', parts: [{ text: 'hi' }] } } }),
     );
-    expect(rpc.body.error.code).toBe(-32603);
-    expect(rpc.body.error.message).toMatch(/still starting/);
-    expect(rpc.body.error.data[0].metadata).toEqual({ synapseCode: 'agent_not_ready', retryAfterSeconds: '5' });
-    const rest = await fetch(`${base}/a2a/rest/v1/message:send`, {
+  const sendRest = (base: string) =>
+    fetch(`${base}/a2a/rest/v1/message:send`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-      body: JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } }),
+      body: JSON.stringify({ message: { messageId: 'r', role: 'ROLE_USER', parts: [{ text: 'hi' }] } }),
     });
+
+  it('takes a message while the agent starts (the runtime queues it behind the start-up instruction): no error, no retry', async () => {
+    const { rt, base } = await setup();
+    rt.setPhase('starting');
+    const rpc = await send(base, 1);
+    expect(rpc.body.error).toBeUndefined();
+    expect(rpc.body.result.task.id).toBeTruthy();
+    const rest = await sendRest(base);
+    expect(rest.status).toBe(200);
+    expect(rest.headers.get('retry-after')).toBeNull();
+  });
+
+  it('refuses a message once the agent shuts down: JSON-RPC error, REST 503 (no Retry-After: it is not coming back)', async () => {
+    const { rt, base } = await setup();
+    rt.setPhase('stopping');
+    const rpc = await send(base, 2);
+    expect(rpc.body.error.code).toBe(-32603);
+    expect(rpc.body.error.message).toMatch(/shutting down/);
+    expect(rpc.body.error.data[0].metadata).toEqual({ synapseCode: 'agent_not_ready' });
+    const rest = await sendRest(base);
     expect(rest.status).toBe(503);
-    expect(rest.headers.get('retry-after')).toBe('5');
-    // Priority 5 passes the gate, as on /tasks/send.
-    const urgent = await rawRpc(
-      `${base}/a2a/jsonrpc`,
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 2,
-        method: 'SendMessage',
-        params: { message: { messageId: 'u', role: 'ROLE_USER', parts: [{ text: 'now' }], metadata: { synapse: { priority: 5 } } } },
-      }),
-    );
-    expect(urgent.body.result.task.metadata.synapse.priority).toBe(5);
+    expect(rest.headers.get('retry-after')).toBeNull();
   });
 });
 

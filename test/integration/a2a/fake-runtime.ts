@@ -25,7 +25,8 @@ export interface FakeRuntime {
   api: AgentApi;
   tasks: TaskManager;
   events: TaskEvents;
-  setReady(ready: boolean): void;
+  /** `starting`: not ready_for_messages yet (messages are still taken); `stopping`: shutting down, messages refused. */
+  setPhase(phase: 'starting' | 'running' | 'stopping'): void;
   close(): void;
 }
 
@@ -37,7 +38,7 @@ export function fakeRuntime(opts: { port: number; thinkMs?: number }): FakeRunti
   tasks.on('updated', (t: Task, prev: string | null) => events.taskUpdated(t, prev));
   const timers = new Map<string, NodeJS.Timeout>();
   const thinkMs = opts.thinkMs ?? 20;
-  let ready = true;
+  let phase: 'starting' | 'running' | 'stopping' = 'running';
   const port = opts.port;
 
   const work = (id: string, text: string) => {
@@ -89,8 +90,8 @@ export function fakeRuntime(opts: { port: number; thinkMs?: number }): FakeRunti
       headless: true,
       synapse_version: '0.0.0-test',
     }),
-    status: () => ({ status: 'READY', current_task: null, queued: 0, ready_for_messages: ready, started_at: new Date().toISOString() }),
-    readyForMessages: () => ready,
+    status: () => ({ status: 'READY', current_task: null, queued: 0, ready_for_messages: phase === 'running', started_at: new Date().toISOString() }),
+    acceptingMessages: () => phase !== 'stopping',
     peers: () => [],
     submit: (input) => {
       const t = tasks.create(input);
@@ -140,7 +141,7 @@ export function fakeRuntime(opts: { port: number; thinkMs?: number }): FakeRunti
     api,
     tasks,
     events,
-    setReady: (r) => (ready = r),
+    setPhase: (p) => (phase = p),
     close: () => {
       for (const t of timers.values()) clearTimeout(t);
       store.close();

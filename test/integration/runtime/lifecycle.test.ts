@@ -131,20 +131,33 @@ describe('agent lifecycle and registry', () => {
     expect(r.stderr).toContain(`${a.agentId} (holder)`);
   });
 
-  it('answers 503 with Retry-After until the first READY and the start-up instruction are done; priority 5 passes', async () => {
-    const a = await startHeadless('echo', { env: { ...t.env, ECHO_STARTUP_MS: '2500' }, waitReady: false });
-    const early = await postJson(`${a.endpoint}/tasks/send`, textMessage('too early'));
-    expect(early.status).toBe(503);
-    expect(early.headers.get('retry-after')).toBe('5');
-    expect(early.body.error.code).toBe('agent_not_ready');
-    const urgent = await postJson(`${a.endpoint}/tasks/send-priority?priority=5`, textMessage('urgent'));
-    expect(urgent.status).toBe(202);
-    const reply = await postJson(`${a.endpoint}/tasks/send`, textMessage('an answer', { in_reply_to: 'abc' }));
-    expect(reply.status).toBe(202);
-    await waitFor(async () => (await getJson(`${a.endpoint}/status`)).body.ready_for_messages, 10_000, 'ready');
-    const later = await postJson(`${a.endpoint}/tasks/send`, textMessage('now'));
-    expect(later.status).toBe(202);
+  it('a message that arrives while the agent starts is queued (202, receipt queued) and typed in after the start-up instruction', async () => {
+    // A one-line instruction, so the whole order fits on the echo agent's screen.
+    const project = fs.mkdtempSync(path.join(t.home, 'project-'));
+    fs.mkdirSync(path.join(project, '.synapse'));
+    fs.writeFileSync(path.join(project, '.synapse', 'default.md'), 'You are {{agent_id}}: the start-up instruction.\n');
+    const a = await startHeadless('echo', { env: { ...t.env, ECHO_STARTUP_MS: '3000' }, cwd: project, waitReady: false });
+    const early = await postJson(`${a.endpoint}/tasks/send`, textMessage('sent while starting'));
+    const urgent = await postJson(`${a.endpoint}/tasks/send-priority?priority=5`, textMessage('urgent while starting'));
+    // Both really came during start-up: the agent was not taking messages yet after they were answered.
+    const { body: status } = await getJson(`${a.endpoint}/status`);
+    expect(status).toMatchObject({ ready_for_messages: false, queued: 2 });
+    for (const res of [early, urgent]) {
+      expect(res.status).toBe(202);
+      expect(res.headers.get('retry-after')).toBeNull();
+      expect(res.body.task.receipt.state).toBe('queued');
+    }
+    expect((await waitForTask(a.endpoint, early.body.task.id, 15_000)).status).toBe('completed');
     expect((await waitForTask(a.endpoint, urgent.body.task.id)).status).toBe('completed');
+    // On the CLI's screen: the instruction first, then the urgent message, then the other one.
+    const screen: string[] = (await getJson(`${a.endpoint}/screen`)).body.lines;
+    const at = (text: string) => screen.findIndex((l) => l === `ECHO: A2A: ${text}`);
+    const order = [`You are ${a.agentId}: the start-up instruction.`, 'urgent while starting', 'sent while starting'].map(at);
+    expect(
+      order.every((i) => i >= 0),
+      screen.join('\n'),
+    ).toBe(true);
+    expect([...order].sort((x, y) => x - y)).toEqual(order);
   });
 
   it('sends the start-up instruction with the agent id and card URL, and skips it when resuming', async () => {

@@ -161,7 +161,15 @@ describe("GET /status answers the original's fields, then ours", () => {
     const pick = (o: any) => ({ status: o.status, lifecycle: o.lifecycle, ready: o.ready, readiness_reason: o.readiness_reason, context: typeof o.context });
     // An agent that nothing else uses: its screen and status are this test's.
     const rep = await startHeadless('echo', { env: t.env });
-    await waitFor(async () => (await getJson(`${rep.endpoint}/status`)).body.status === 'READY', 10_000, 'READY');
+    // READY after its start-up instruction (the first READY comes before the instruction is typed).
+    await waitFor(
+      async () => {
+        const body = (await getJson(`${rep.endpoint}/status`)).body;
+        return body.status === 'READY' && body.ready_for_messages === true;
+      },
+      10_000,
+      'READY with the start-up instruction done',
+    );
     const idle = (await getJson(`${rep.endpoint}/status`)).body;
     expect(pick(idle)).toEqual({ ...pick(fixture('status-ready.json')), context: 'string' });
     expect(idle.context.split('\n').at(-1)).toBe('echo>');
@@ -171,10 +179,11 @@ describe("GET /status answers the original's fields, then ours", () => {
     const busy = await waitFor(
       async () => {
         const body = (await getJson(`${rep.endpoint}/status`)).body;
-        return body.status === 'PROCESSING' ? body : null;
+        // PROCESSING comes as the message is taken; the screen shows it a moment later.
+        return body.status === 'PROCESSING' && String(body.context).includes('echo> A2A: think long') ? body : null;
       },
       10_000,
-      'PROCESSING',
+      'PROCESSING with the message on screen',
     );
     expect(pick(busy)).toEqual({ ...pick(fixture('status-processing.json')), context: 'string' });
     expect(busy.context).toContain('echo> A2A: think long [[wait: 30]]');

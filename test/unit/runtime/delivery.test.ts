@@ -46,6 +46,7 @@ interface Rig {
   /** The screen each of those writes landed on. */
   writtenOver: string[];
   turnsDone: Array<{ taskId: string; output: string }>;
+  delivery: DeliveryLoop;
 }
 
 const cleanups: Array<() => void> = [];
@@ -66,7 +67,11 @@ async function until(fn: () => boolean, ms: number, what: string): Promise<void>
 /** Lets `ms` of fake time pass. */
 const pass = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
-async function rig(profile: Profile, turn: Turn, opts: { history?: string; onInterrupt?: () => ReturnType<Turn> } = {}): Promise<Rig> {
+async function rig(
+  profile: Profile,
+  turn: Turn,
+  opts: { history?: string; onInterrupt?: () => ReturnType<Turn>; admits?: (task: Task) => boolean } = {},
+): Promise<Rig> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'synapse-delivery-'));
   const store = new AgentTaskStore(path.join(dir, 'agent.db'));
   const screen = new Screen(100, 20);
@@ -114,6 +119,7 @@ async function rig(profile: Profile, turn: Turn, opts: { history?: string; onInt
       turnsDone.push({ taskId, output });
       tasks.transition(taskId, 'completed', { receipt: 'answered' });
     },
+    ...(opts.admits ? { admits: opts.admits } : {}),
   });
   cleanups.push(() => {
     delivery.stopped('end of test');
@@ -131,6 +137,7 @@ async function rig(profile: Profile, turn: Turn, opts: { history?: string; onInt
     turnsDone,
     written,
     writtenOver,
+    delivery,
     send(text, priority) {
       const task = tasks.create({ message: { role: 'user', parts: [{ type: 'text', text }] }, ...(priority ? { priority } : {}) });
       delivery.enqueued(task);
@@ -394,5 +401,42 @@ describe('DeliveryLoop: when a turn that never looked busy is over', () => {
     await pass(300);
     expect(r.tasks.get(task.id).status.state).toBe('working');
     expect(r.turnsDone).toHaveLength(0);
+  });
+});
+
+describe('DeliveryLoop: while start-up holds the inbox (admits)', () => {
+  it('types in only what is admitted; the rest waits in the inbox, in order, and a priority-5 one interrupts nothing', async () => {
+    const profile: Profile = { ...echoProfile, turn: screenTurns({ idleConfirmMs: 100 }) };
+    let startedUp = false;
+    let instructionId = '';
+    const r = await rig(
+      profile,
+      (text) => ({ gapMs: 50, frames: [`${echoed(text)}⠋ Thinking… (esc to interrupt)\r\n`, `\r\x1b[2Kdone: ${text}\r\n${PROMPT}`] }),
+      { admits: (t) => startedUp || t.id === instructionId },
+    );
+    const early = r.send('came during start-up');
+    const urgent = r.send('urgent during start-up', 5);
+    await pass(1000);
+    expect(r.written).toEqual([]);
+    expect(r.tasks.get(early.id).receipt.state).toBe('queued');
+
+    const instruction = r.tasks.create({ message: { role: 'user', parts: [{ type: 'text', text: 'start-up instruction' }] }, priority: 5 });
+    instructionId = instruction.id;
+    r.delivery.enqueued(instruction, { interrupt: false });
+    await until(() => r.written.some((w) => w.includes('start-up instruction')), 2000, 'the instruction to be typed in');
+    // Mid-turn of the instruction: another priority-5 message does not press the interrupt key.
+    const second = r.send('urgent while the instruction runs', 5);
+    await until(() => r.tasks.get(instruction.id).status.state === 'completed', 5000, 'the instruction to complete');
+    expect(r.written).not.toContain('\x1b'); // the echo profile's interrupt key, as its own write
+    expect(r.tasks.get(early.id).receipt.state).toBe('queued');
+
+    startedUp = true;
+    r.delivery.pump();
+    await until(() => [early, urgent, second].every((t) => r.tasks.get(t.id).status.state === 'completed'), 10_000, 'the held messages to complete');
+    const pastes = r.written.filter((w) => w.includes('\x1b[200~')).map((w) => /\x1b\[200~([\s\S]*)\x1b\[201~/.exec(w)?.[1]);
+    // The instruction first, then the inbox by priority and arrival.
+    expect(pastes).toEqual(
+      ['start-up instruction', 'urgent during start-up', 'urgent while the instruction runs', 'came during start-up'].map((t) => `A2A: ${t}`),
+    );
   });
 });
