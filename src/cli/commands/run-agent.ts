@@ -51,7 +51,7 @@ export async function runForeground(profileName: string, cliArgs: string[], flag
   const headless = flags.headless === true || !io.isTerminal('stdin') || !io.isTerminal('stdout');
   // A setting that does not parse stops here, before a port is bound or the CLI spawned.
   (await import('../../runtime/agent-settings.js')).agentSettings(io.env);
-  const { startAgent } = await import('../../runtime/agent.js');
+  const { startAgent } = await import('../../runtime/start-agent.js');
   const agent = await startAgent({
     profile,
     headless,

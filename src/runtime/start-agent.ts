@@ -1,0 +1,81 @@
+import path from 'node:path';
+import { iso, systemClock, type Clock } from '../clock.js';
+import { logsDir, registryDir, type Env } from '../config/paths.js';
+import type { Profile } from '../profiles/types.js';
+import { FileRegistry } from '../registry/registry.js';
+import type { AgentOptions, RunningAgent } from './agent.js';
+import { agentSettings } from './agent-settings.js';
+import { EarlyCli } from './early-cli.js';
+import { UserTerminal } from './passthrough.js';
+import { claimPort, portRange } from './port-claim.js';
+import type { AgentIdentity } from './presence.js';
+
+const HEADLESS_SIZE = { cols: 120, rows: 40 };
+
+/** The CLI's environment: ours, the profile's, and who it runs as (its `synapse` commands read these). */
+function cliEnv(env: Env, profile: Profile, id: AgentIdentity): Record<string, string> {
+  const defined = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  return { ...defined, ...profile.env, TERM: 'xterm-256color', SYNAPSE_AGENT_ID: id.agentId, SYNAPSE_AGENT_TYPE: profile.id, SYNAPSE_PORT: String(id.port) };
+}
+
+function identityOf(opts: AgentOptions, port: number, host: string, clock: Clock): AgentIdentity {
+  const agentId = `synapse-${opts.profile.id}-${port}`;
+  return {
+    agentId,
+    type: opts.profile.id,
+    name: opts.name ?? null,
+    role: opts.role ?? null,
+    port,
+    workingDir: opts.cwd,
+    endpoint: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    startedAt: iso(clock.now()),
+    // A background agent's stdout is its log file (`synapse start`); a foreground one logs to a file.
+    logFile: opts.headless ? (opts.env.SYNAPSE_LOG_FILE ?? null) : path.join(logsDir(opts.env), `${agentId}.log`),
+    headless: opts.headless,
+  };
+}
+
+/**
+ * Starts one agent, the CLI first: the settings are checked and the port claimed (the agent id
+ * and the CLI's environment are made from it), then the CLI is spawned and, in the foreground,
+ * the person's terminal attached, all before the HTTP server, the stores and the terminal
+ * emulator are even loaded (agent.ts, imported here afterwards). The CLI starts as soon as it
+ * would without Synapse, and loads on the other core while the agent loads on this one.
+ */
+export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
+  const clock = opts.clock ?? systemClock;
+  const host = opts.host ?? '127.0.0.1';
+  // Before anything is claimed or spawned: a setting that does not parse is an error here.
+  const settings = agentSettings(opts.env);
+  const registry = new FileRegistry(registryDir(opts.env));
+  const claim = await claimPort({
+    range: portRange(opts.profile, opts.env),
+    host,
+    registry,
+    type: opts.profile.id,
+    ...(opts.port !== undefined ? { port: opts.port } : {}),
+  });
+  const identity = identityOf(opts, claim.port, host, clock);
+  const size = opts.headless || !process.stdout.columns ? HEADLESS_SIZE : { cols: process.stdout.columns, rows: process.stdout.rows };
+  const args = [...opts.profile.args, ...opts.cliArgs];
+  let cli: EarlyCli;
+  try {
+    cli = new EarlyCli({ command: opts.profile.command, args, cwd: opts.cwd, env: cliEnv(opts.env, opts.profile, identity), ...size });
+  } catch (err) {
+    // Nothing may keep the process alive after a failed start: the claimed port would.
+    claim.server.close();
+    throw err;
+  }
+  const user = opts.headless ? null : new UserTerminal(cli.terminal, opts.profile, clock);
+  user?.start();
+  try {
+    const { composeAgent } = await import('./agent.js');
+    const commandLine = [opts.profile.command, ...args].join(' ');
+    return await composeAgent(opts, { identity, settings, claim, host, registry, clock, cli, commandLine, size, user });
+  } catch (err) {
+    user?.stop();
+    cli.terminal.kill('SIGKILL');
+    claim.server.close();
+    throw err;
+  }
+}
