@@ -11,11 +11,13 @@ import { openRegistry } from '../registry/lookup.js';
 const BIN = fileURLToPath(new URL('../../bin/synapse.js', import.meta.url));
 
 /**
- * `synapse start`: the same `synapse <profile> --headless` code path, detached in its own
- * process group with stdout/stderr in a log file. Resolves once its registry entry exists.
+ * `synapse start`: runs `synapse <synapseArgs>` (the agent's options, cli/detached.ts: the same
+ * code path as `synapse <profile> --headless`), detached in its own process group with
+ * stdout/stderr in a log file. Resolves as soon as its registry entry exists, which the agent
+ * writes once its HTTP side answers.
  */
 export async function launchBackground(opts: {
-  profileArgs: string[];
+  synapseArgs: string[];
   env: Env;
   cwd: string;
   timeoutMs?: number;
@@ -25,7 +27,7 @@ export async function launchBackground(opts: {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const logFile = path.join(dir, `start-${stamp}-${process.pid}.log`);
   const fd = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, ['--max-semi-space-size=1', BIN, ...opts.profileArgs, '--headless'], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=1', BIN, ...opts.synapseArgs], {
     cwd: opts.cwd,
     env: { ...opts.env, SYNAPSE_LOG_FILE: logFile },
     detached: true,
@@ -45,7 +47,7 @@ export async function launchBackground(opts: {
       const tail = fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-5).join('\n');
       throw new SynapseError('internal', `the agent exited during start-up:\n${tail}\n(full log: ${logFile})`);
     }
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, 10));
   }
   throw new SynapseError('internal', `the agent did not register within ${(opts.timeoutMs ?? 15_000) / 1000} s; see ${logFile}`);
 }
