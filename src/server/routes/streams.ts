@@ -18,6 +18,8 @@ function openStream(raw: ServerResponse): { send: (e: StreamEvent) => void; clos
   raw.write(': synapse stream\n\n');
   const keepalive = setInterval(() => raw.write(': keepalive\n\n'), KEEPALIVE_MS);
   keepalive.unref();
+  // A client that goes away must not leave its timer behind.
+  raw.once('close', () => clearInterval(keepalive));
   return {
     send: (e) => raw.write(`id: ${e.id}\nevent: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`),
     close: () => {
