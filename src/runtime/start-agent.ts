@@ -12,6 +12,25 @@ import type { AgentIdentity } from './presence.js';
 
 const HEADLESS_SIZE = { cols: 120, rows: 40 };
 
+/**
+ * What the rest of the agent loads, heaviest first. Loading a module blocks the event loop, so
+ * they are loaded one at a time with a turn of the loop between them: the CLI's output reaches
+ * the person's terminal (and keys reach the CLI) between two of them, not only once all are in.
+ */
+const HEAVY_MODULES: ReadonlyArray<() => Promise<unknown>> = [
+  () => import('fastify'),
+  () => import('@xterm/headless'),
+  () => import('pino'),
+  () => import('better-sqlite3'),
+];
+
+async function loadInSlices(): Promise<void> {
+  for (const load of HEAVY_MODULES) {
+    await load();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 /** The CLI's environment: ours, the profile's, and who it runs as (its `synapse` commands read these). */
 function cliEnv(env: Env, profile: Profile, id: AgentIdentity): Record<string, string> {
   const defined = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>;
@@ -69,6 +88,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const user = opts.headless ? null : new UserTerminal(cli.terminal, opts.profile, clock);
   user?.start();
   try {
+    await loadInSlices();
     const { composeAgent } = await import('./agent.js');
     const commandLine = [opts.profile.command, ...args].join(' ');
     return await composeAgent(opts, { identity, settings, claim, host, registry, clock, cli, commandLine, size, user });
