@@ -69,7 +69,10 @@ async function agentPort() {
   for (;;) {
     const p = await freePort();
     if (p + 1000 > 65535) continue;
-    const probe = spawnSync(process.execPath, ['-e', `require('net').createServer().once('error',()=>process.exit(1)).listen(${p + 1000},'127.0.0.1',function(){this.close()})`]);
+    const probe = spawnSync(process.execPath, [
+      '-e',
+      `require('net').createServer().once('error',()=>process.exit(1)).listen(${p + 1000},'127.0.0.1',function(){this.close()})`,
+    ]);
     if (probe.status === 0) return p;
   }
 }
@@ -177,7 +180,11 @@ const rpcBody = (text) =>
 
 async function jsonRpcSend(endpoint, text) {
   const t0 = performance.now();
-  const res = await fetch(`${endpoint}/a2a/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: rpcBody(text) });
+  const res = await fetch(`${endpoint}/a2a/jsonrpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: rpcBody(text),
+  });
   const body = await res.json();
   const ms = performance.now() - t0;
   if (body.result?.task?.status?.state !== 'TASK_STATE_COMPLETED') throw new Error(`JSON-RPC SendMessage: ${JSON.stringify(body)}`);
@@ -345,9 +352,14 @@ try {
   console.log(`bench/footprint: echo agent (ECHO_THINK_MS=0), ${RUNS} launches of each kind, node ${process.version}, ${os.cpus().length} CPUs`);
   console.log(`  load average before: ${loadBefore}   after: ${loadAvg()}`);
   console.log(`idle agent process (CLI child excluded), ${IDLE_MS / 1000} s after it takes messages, \`synapse start echo\`:`);
-  row('RSS', `p50 ${median(rss).toFixed(1)} MiB  (min ${Math.min(...rss).toFixed(1)}, max ${Math.max(...rss).toFixed(1)})`, `original ${ORIGINAL.idleRssMiB} MiB, goal <= ${(ORIGINAL.idleRssMiB * 0.8).toFixed(0)} MiB`);
+  row(
+    'RSS',
+    `p50 ${median(rss).toFixed(1)} MiB  (min ${Math.min(...rss).toFixed(1)}, max ${Math.max(...rss).toFixed(1)})`,
+    `original ${ORIGINAL.idleRssMiB} MiB, goal <= ${(ORIGINAL.idleRssMiB * 0.8).toFixed(0)} MiB`,
+  );
   row('PSS', `p50 ${median(pss).toFixed(1)} MiB  (min ${Math.min(...pss).toFixed(1)}, max ${Math.max(...pss).toFixed(1)})`);
-  for (const k of KINDS) if (after[k].length) row(`RSS 1 s after the first ${k} request`, `p50 ${median(after[k]).toFixed(1)} MiB  (${after[k].length} agents)`);
+  for (const k of KINDS)
+    if (after[k].length) row(`RSS 1 s after the first ${k} request`, `p50 ${median(after[k]).toFixed(1)} MiB  (${after[k].length} agents)`);
   console.log('start-up, launch -> milestone (`synapse start echo`, detached):');
   row('-> registry entry', ms3(bg.registry));
   row('-> agent card (/.well-known/agent.json)', ms3(bg.card), `original ${ORIGINAL.cardMs} ms, goal <= ${ORIGINAL.cardMs * 0.2} ms`);
@@ -372,9 +384,21 @@ try {
   }
   console.log(`growth, one agent: ${MESSAGES} messages, then ${SSE_CYCLES} SSE subscribe/unsubscribe cycles (/events + /tasks/{id}/subscribe):`);
   row('RSS idle', `${heavyIdle.toFixed(1)} MiB`);
-  row(`RSS 1 s after ${MESSAGES} messages`, `${rightAfterMessages.toFixed(1)} MiB`, `growth ${(((rightAfterMessages - heavyIdle) / heavyIdle) * 100).toFixed(1)} %`);
-  row(`RSS ${IDLE_MS / 1000} s after ${MESSAGES} messages`, `${afterMessages.toFixed(1)} MiB`, `growth ${(((afterMessages - heavyIdle) / heavyIdle) * 100).toFixed(1)} % (goal < 10 %)`);
-  row(`RSS ${IDLE_MS / 1000} s after ${SSE_CYCLES} SSE cycles`, `${afterSse.toFixed(1)} MiB`, `growth ${(((afterSse - heavyIdle) / heavyIdle) * 100).toFixed(1)} % over idle (goal < 10 %)`);
+  row(
+    `RSS 1 s after ${MESSAGES} messages`,
+    `${rightAfterMessages.toFixed(1)} MiB`,
+    `growth ${(((rightAfterMessages - heavyIdle) / heavyIdle) * 100).toFixed(1)} %`,
+  );
+  row(
+    `RSS ${IDLE_MS / 1000} s after ${MESSAGES} messages`,
+    `${afterMessages.toFixed(1)} MiB`,
+    `growth ${(((afterMessages - heavyIdle) / heavyIdle) * 100).toFixed(1)} % (goal < 10 %)`,
+  );
+  row(
+    `RSS ${IDLE_MS / 1000} s after ${SSE_CYCLES} SSE cycles`,
+    `${afterSse.toFixed(1)} MiB`,
+    `growth ${(((afterSse - heavyIdle) / heavyIdle) * 100).toFixed(1)} % over idle (goal < 10 %)`,
+  );
   console.log('earlier figures, same agent:');
   row('POST /tasks/send -> accepted', ms3(accepted));
   if (delivered.length) row('accepted -> delivered (receipt)', ms3(delivered), '(ms clock)');

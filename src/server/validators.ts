@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyServerOptions } from 'fastify';
 
 /** What Fastify hands a validator compiler: one part (body, params, querystring, headers) of one route. */
-export interface RouteSchema {
+interface RouteSchema {
   schema: unknown;
   method: string;
   url: string;
@@ -26,7 +26,11 @@ const require = createRequire(import.meta.url);
 /** Fastify's own compilers, resolved through fastify (they are its dependencies, not ours). */
 const fastifyRequire = createRequire(require.resolve('fastify'));
 
-/** The key of one route part in the precompiled table. */
+/**
+ * The key of one route part in the precompiled table; scripts/emit-schemas.mjs keys the table
+ * with it (from dist/, which knip does not follow).
+ * @public
+ */
 export function routeKey(route: RouteSchema): string {
   return `${route.method} ${route.url} ${route.httpPart ?? ''}`;
 }

@@ -22,7 +22,14 @@ afterEach(async () => {
 afterAll(() => t.cleanup());
 
 /** Loaded lazily: the SDK (with protobuf), gRPC, and the schema compilers (validators come precompiled). */
-const LAZY = ['/@a2a-js/sdk/', '/@bufbuild/protobuf/', '/@grpc/grpc-js/', '/@fastify/ajv-compiler/', '/ajv/dist/core.js', '/@fastify/fast-json-stringify-compiler/'];
+const LAZY = [
+  '/@a2a-js/sdk/',
+  '/@bufbuild/protobuf/',
+  '/@grpc/grpc-js/',
+  '/@fastify/ajv-compiler/',
+  '/ajv/dist/core.js',
+  '/@fastify/fast-json-stringify-compiler/',
+];
 
 function canBind(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -119,12 +126,18 @@ const FIRST: Record<Binding, (a: AgentHandle) => Promise<string>> = {
     (
       await rpc(
         `${a.endpoint}/a2a/v0.3/jsonrpc`,
-        { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'first' }] } } },
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'message/send',
+          params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'first' }] } },
+        },
         {},
       )
     ).result.status.state.replace('completed', 'TASK_STATE_COMPLETED'),
   'HTTP+JSON': async (a) =>
-    (await rpc(`${a.endpoint}/a2a/rest/v1/message:send`, { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'first' }] } })).task.status.state,
+    (await rpc(`${a.endpoint}/a2a/rest/v1/message:send`, { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'first' }] } })).task.status
+      .state,
   gRPC: async (a) => ((await grpcSend(a.port, 'first')).status.state === 3 ? 'TASK_STATE_COMPLETED' : 'not completed'),
   'HTTP+JSON stream (SSE)': async (a) => {
     const res = await fetch(`${a.endpoint}/a2a/rest/v1/message:stream`, {

@@ -23,15 +23,15 @@ function countIntervals(): { live: () => number; restore: () => void } {
   const live = new Set<unknown>();
   const set = globalThis.setInterval;
   const clear = globalThis.clearInterval;
-  globalThis.setInterval = ((fn: () => void, ms?: number) => {
+  globalThis.setInterval = (fn: () => void, ms?: number) => {
     const t = set(fn, ms);
     live.add(t);
     return t;
-  }) as typeof setInterval;
-  globalThis.clearInterval = ((t: Parameters<typeof clearInterval>[0]) => {
+  };
+  globalThis.clearInterval = (t: Parameters<typeof clearInterval>[0]) => {
     live.delete(t);
     clear(t);
-  }) as typeof clearInterval;
+  };
   return {
     live: () => live.size,
     restore: () => {
@@ -47,7 +47,14 @@ async function app(): Promise<{ rt: FakeRuntime; base: string }> {
   closers.push(() => rt.close());
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stream-timers-'));
   closers.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const a: FastifyInstance = await buildApp({ api: rt.api, displayName: 'Echo', description: 'fake', workingDir: dir, agentId: rt.api.entry().agent_id, env: { HOME: dir } });
+  const a: FastifyInstance = await buildApp({
+    api: rt.api,
+    displayName: 'Echo',
+    description: 'fake',
+    workingDir: dir,
+    agentId: rt.api.entry().agent_id,
+    env: { HOME: dir },
+  });
   await a.listen({ host: '127.0.0.1', port });
   closers.push(() => a.close());
   return { rt, base: rt.api.entry().endpoint };
