@@ -19,7 +19,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
-import { BIN, ROOT, fmt, freePort, percentile, tempEnv } from './lib.mjs';
+import { BIN, ROOT, fmt, freePort, percentile, sendMessageRequest, tempEnv } from './lib.mjs';
 
 const pty = createRequire(import.meta.url)('node-pty');
 
@@ -191,25 +191,9 @@ async function jsonRpcSend(endpoint, text) {
   return ms;
 }
 
-const grpcRequest = (text) => ({
-  tenant: '',
-  message: {
-    messageId: randomUUID(),
-    role: 1,
-    parts: [{ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined }],
-    contextId: '',
-    taskId: '',
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  },
-  configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: false },
-  metadata: undefined,
-});
-
 async function grpcSend(transport, text) {
   const t0 = performance.now();
-  const task = await transport.sendMessage(grpcRequest(text), { serviceParameters: { 'A2A-Version': '1.0' } });
+  const task = await transport.sendMessage(sendMessageRequest(text), { serviceParameters: { 'A2A-Version': '1.0' } });
   const ms = performance.now() - t0;
   if (!('status' in task) || task.status?.state !== 3) throw new Error(`gRPC SendMessage: ${JSON.stringify(task)}`);
   return ms;
