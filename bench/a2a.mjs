@@ -6,11 +6,9 @@
 // finished task (GetTask vs GET /tasks/:id): that is the protocol layers' own cost, without the
 // CLI round trip.
 // Usage: npm run build && node bench/a2a.mjs [runs=50]
-import { randomUUID } from 'node:crypto';
-import { Role } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
-import { fmt, percentile, startAgent, tempEnv } from './lib.mjs';
+import { fmt, percentile, sendMessageRequest, startAgent, tempEnv } from './lib.mjs';
 
 const runs = Number(process.argv[2] ?? 50);
 const WARMUP = 3;
@@ -28,28 +26,12 @@ async function client(binding) {
   throw new Error(`no ${binding} binding on the card`);
 }
 
-const request = (text) => ({
-  tenant: '',
-  message: {
-    messageId: randomUUID(),
-    role: Role.ROLE_USER,
-    parts: [{ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined }],
-    contextId: '',
-    taskId: '',
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  },
-  configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: false },
-  metadata: undefined,
-});
-
 function answerOf(task) {
   return task.artifacts.flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''))).join('');
 }
 
 async function viaA2a(c, text) {
-  const task = await c.sendMessage(request(text));
+  const task = await c.sendMessage(sendMessageRequest(text));
   if (!answerOf(task).includes(text)) throw new Error(`unexpected answer: ${JSON.stringify(task)}`);
 }
 
@@ -105,7 +87,7 @@ try {
   }
 
   const reads = runs * 4;
-  const done = await methods[0][1].sendMessage(request('a task to read'));
+  const done = await methods[0][1].sendMessage(sendMessageRequest('a task to read'));
   const readers = [
     ['A2A JSON-RPC  GetTask', () => methods[0][1].getTask({ tenant: '', id: done.id })],
     ['A2A HTTP+JSON GET /tasks/{id}', () => methods[1][1].getTask({ tenant: '', id: done.id })],

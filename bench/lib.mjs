@@ -1,5 +1,6 @@
 // Shared helpers for the benchmark scripts: temp HOME, free ports, agent start/stop, stats.
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -106,3 +107,20 @@ export function treeMemory(rootPid) {
   });
   return { per, rssMiB: per.reduce((a, p) => a + p.rssMiB, 0), pssMiB: per.reduce((a, p) => a + p.pssMiB, 0) };
 }
+
+/** A blocking A2A 1.0 SendMessage request (the SDK client's shape) with one text part. */
+export const sendMessageRequest = (text) => ({
+  tenant: '',
+  message: {
+    messageId: randomUUID(),
+    role: 1, // ROLE_USER
+    parts: [{ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined }],
+    contextId: '',
+    taskId: '',
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  },
+  configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: false },
+  metadata: undefined,
+});

@@ -1,52 +1,11 @@
-import { Command, CommanderError } from 'commander';
+import { DETACHED_AGENT } from './detached.js';
 import { exitFor } from './exit.js';
-import { registerAgentCommands } from './commands/agents.js';
-import { registerExternalCommands } from './commands/external.js';
-import { registerMessagingCommands } from './commands/messaging.js';
-import { registerStoreCommands } from './commands/team-store.js';
-import { VERSION } from '../version.js';
+import { processIo } from './io.js';
 
-const EXIT_HELP = `
-Exit codes:
-  0  success
-  1  usage error, invalid input, working-directory mismatch, other errors
-  2  unknown profile, the agent CLI is not installed, or it exited during start-up
-  3  target agent not found or ambiguous
-  4  target agent not ready in time
-  5  delivery failed / agent unreachable
-  6  answer timed out
-
-Examples:
-  synapse claude                      wrap Claude Code in this terminal
-  synapse start echo --name alice     run the built-in echo agent in the background
-  synapse list                        show running agents
-  synapse demo                        two echo agents talk over A2A, then stop`;
-
-/** `profiles`: the shipped profiles, named in the help of `run` and `start`. */
-export function buildProgram(profiles?: string): Command {
-  const program = new Command('synapse')
-    .description('Run CLI coding agents as a peer-to-peer A2A team. `synapse <profile>` wraps a CLI in this terminal.')
-    .version(VERSION, '-v, --version')
-    .showHelpAfterError('(run with --help for usage)')
-    .addHelpText('after', EXIT_HELP)
-    .exitOverride();
-  registerAgentCommands(program, profiles);
-  registerMessagingCommands(program);
-  registerStoreCommands(program);
-  registerExternalCommands(program);
-  return program;
-}
-
-/** `synapse claude …` is shorthand for `synapse run claude …`. */
-function withDefaultRun(program: Command, argv: string[]): string[] {
-  const first = argv[2];
-  if (first === undefined || first.startsWith('-')) return argv;
-  const known = new Set(program.commands.flatMap((c) => [c.name(), ...c.aliases()]));
-  if (known.has(first) || first === 'help') return argv;
-  return [...argv.slice(0, 2), 'run', ...argv.slice(2)];
-}
-
-export async function main(argv: string[]): Promise<void> {
+/** Commander and the command declarations load only here: a background agent never needs them. */
+async function runProgram(argv: string[]): Promise<void> {
+  const { CommanderError } = await import('commander');
+  const { buildProgram, withDefaultRun } = await import('./program.js');
   // Loading the profiles costs every command ~20 ms, so only a help request loads them up front.
   const wantsHelp = argv.slice(2).some((a) => a === '--help' || a === '-h' || a === 'help');
   const program = buildProgram(wantsHelp ? (await import('../profiles/index.js')).profileNames() : undefined);
@@ -58,6 +17,15 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : 1;
       return;
     }
+    throw err;
+  }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    if (argv[2] === DETACHED_AGENT) await (await import('./commands/run-agent.js')).runDetached(argv[3] ?? '', processIo());
+    else await runProgram(argv);
+  } catch (err) {
     const { code, message } = exitFor(err);
     if (message) process.stderr.write(message);
     process.exitCode = code;

@@ -5,6 +5,7 @@ import { requestJson } from '../a2a/http-json.js';
 import { FINISHED_STATES, parsePeerTask, peerTaskText, type PeerTask } from '../a2a/wire-client.js';
 import type { RegistryEntry } from '../registry/entry.js';
 import { isPidAlive } from '../registry/liveness.js';
+import { detachedArgs } from '../cli/detached.js';
 import { launchBackground } from '../runtime/launch.js';
 
 interface Step {
@@ -34,7 +35,7 @@ async function startPair(env: NodeJS.ProcessEnv, started: RegistryEntry[], say: 
   const t0 = Date.now();
   const [alice, bob] = await Promise.all(
     ['alice', 'bob'].map(async (name) => {
-      const { entry } = await launchBackground({ profileArgs: ['echo', '--name', name], env, cwd: process.cwd() });
+      const { entry } = await launchBackground({ synapseArgs: detachedArgs({ profile: 'echo', cliArgs: [], flags: { name } }), env, cwd: process.cwd() });
       started.push(entry);
       return entry;
     }),

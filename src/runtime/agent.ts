@@ -1,30 +1,30 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { TERMINAL_STATES, type Task } from '../agent-api/task.js';
-import { iso, systemClock, type Clock } from '../clock.js';
+import { iso, type Clock } from '../clock.js';
 import { renderStartupInstruction } from '../config/instructions.js';
-import { agentStateDir, logsDir, messageFileDir, registryDir, replyDir, type Env } from '../config/paths.js';
+import { agentStateDir, messageFileDir, replyDir, type Env } from '../config/paths.js';
 import type { Logger } from '../logger.js';
 import type { Profile } from '../profiles/types.js';
 import { describeExit, writeExitRecord } from '../registry/exit-record.js';
-import { FileRegistry } from '../registry/registry.js';
+import type { FileRegistry } from '../registry/registry.js';
 import { ReplyStack } from '../registry/reply-stack.js';
 import { AgentTaskStore } from '../store/agent-tasks.js';
 import { hasActiveLocks } from '../store/file-safety.js';
 import { HistoryRecorder } from '../store/history.js';
 import { WebhookStore } from '../store/webhooks.js';
 import { agentApi } from './agent-api-impl.js';
-import { agentSettings, type AgentSettings } from './agent-settings.js';
+import type { AgentSettings } from './agent-settings.js';
 import { AgentHttp } from './agent-http.js';
 import { openAgentLog, type AgentLog } from './agent-log.js';
 import { syncBoardTask } from './board-link.js';
-import { cliEnv } from './cli-env.js';
 import { CliSession } from './cli-session.js';
 import { DeliveryLoop } from './delivery.js';
+import type { EarlyCli } from './early-cli.js';
 import { sweepMessageFiles } from './framing.js';
 import { LiveOutput } from './live-output.js';
-import { UserTerminal } from './passthrough.js';
-import { claimPort, portRange, type PortClaim } from './port-claim.js';
+import type { UserTerminal } from './passthrough.js';
+import type { PortClaim } from './port-claim.js';
 import { Presence, type AgentIdentity } from './presence.js';
 import { ReplyCoordinator } from './replies.js';
 import { traceScreens } from './screen-trace.js';
@@ -70,7 +70,26 @@ export interface RunningAgent {
   shutdown(reason: string): Promise<number>;
 }
 
-const HEADLESS_SIZE = { cols: 120, rows: 40 };
+/** What `startAgent` (start-agent.ts) has done before the rest of the agent loaded: the port claimed, the CLI spawned. */
+export interface EarlyStart {
+  identity: AgentIdentity;
+  settings: AgentSettings;
+  claim: PortClaim;
+  host: string;
+  registry: FileRegistry;
+  clock: Clock;
+  cli: EarlyCli;
+  /** Its command line, for the log. */
+  commandLine: string;
+  /** Environment variables not passed to the CLI (the profile's `dropEnv`), for the log. */
+  droppedEnv: string[];
+  /** The profile's own args left out because the user passes the same flag, for the log. */
+  droppedArgs: string[];
+  size: { cols: number; rows: number };
+  /** The person's terminal, already attached (foreground only). */
+  user: UserTerminal | null;
+}
+
 /** How many lines of the screen an exit report shows. */
 const EXIT_REPORT_LINES = 12;
 
@@ -81,50 +100,18 @@ export function exitReport(exit: CliExit): string {
   return `${head}; its last lines on screen:\n${exit.lastLines.map((l) => `  | ${l}`).join('\n')}`;
 }
 
-function identityOf(opts: AgentOptions, port: number, host: string, clock: Clock): AgentIdentity {
-  const agentId = `synapse-${opts.profile.id}-${port}`;
-  return {
-    agentId,
-    type: opts.profile.id,
-    name: opts.name ?? null,
-    role: opts.role ?? null,
-    port,
-    workingDir: opts.cwd,
-    endpoint: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    startedAt: iso(clock.now()),
-    // A background agent's stdout is its log file (`synapse start`); a foreground one logs to a file.
-    logFile: opts.headless ? (opts.env.SYNAPSE_LOG_FILE ?? null) : path.join(logsDir(opts.env), `${agentId}.log`),
-    headless: opts.headless,
-  };
-}
-
 /**
  * The composition root: one agent = one PTY-wrapped CLI + its HTTP server + its registry entry.
- * The port is claimed first (the agent id is made from it); the components are then built in
- * one order, each from the ones before it, wired by events, and started; shutdown stops them in
- * the order of `Agent.shutdown`.
+ * The port is claimed and the CLI spawned first (start-agent.ts); the components are then built
+ * in one order, each from the ones before it, wired by events, and started; shutdown stops them
+ * in the order of `Agent.shutdown`. On a failure here the caller stops the CLI and frees the port.
  */
-export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
-  const clock = opts.clock ?? systemClock;
-  const host = opts.host ?? '127.0.0.1';
-  // Before anything is claimed or spawned: a setting that does not parse is an error here.
-  const settings = agentSettings(opts.env);
-  const registry = new FileRegistry(registryDir(opts.env));
-  const claim = await claimPort({
-    range: portRange(opts.profile, opts.env),
-    host,
-    registry,
-    type: opts.profile.id,
-    ...(opts.port !== undefined ? { port: opts.port } : {}),
-  });
-  const identity = identityOf(opts, claim.port, host, clock);
-  const log = openAgentLog(identity.agentId, opts.headless ? null : identity.logFile);
+export async function composeAgent(opts: AgentOptions, early: EarlyStart): Promise<RunningAgent> {
+  const log = openAgentLog(early.identity.agentId, opts.headless ? null : early.identity.logFile);
   let agent: Agent;
   try {
-    agent = new Agent(opts, { identity, claim, host, registry, clock, log, settings });
+    agent = new Agent(opts, { ...early, log });
   } catch (err) {
-    // Nothing may keep the process alive after a failed start: the claimed port would.
-    claim.server.close();
     await log.close();
     throw err;
   }
@@ -132,13 +119,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   return agent.handle();
 }
 
-interface Foundation {
-  identity: AgentIdentity;
-  settings: AgentSettings;
-  claim: PortClaim;
-  host: string;
-  registry: FileRegistry;
-  clock: Clock;
+interface Foundation extends EarlyStart {
   log: AgentLog;
 }
 
@@ -180,18 +161,17 @@ class Agent {
     this.webhookStore = new WebhookStore(this.store.db, clock);
     this.webhooks = new WebhookDispatcher({ store: this.webhookStore, env, log, clock, agentId: identity.agentId });
     this.history = new HistoryRecorder(env, { log });
-    const size = opts.headless || !process.stdout.columns ? HEADLESS_SIZE : { cols: process.stdout.columns, rows: process.stdout.rows };
-    const cli = cliEnv(env, profile, identity);
     try {
-      this.session = new CliSession({ profile, cliArgs: opts.cliArgs, cwd: opts.cwd, env: cli.env, size, clock });
+      this.session = new CliSession({ profile, cli: f.cli, commandLine: f.commandLine, size: f.size, clock });
     } catch (err) {
       this.store.close();
       throw err;
     }
-    if (cli.dropped.length) log(`not passed to ${profile.id}: ${cli.dropped.join(', ')} (they would make it run as if nobody started it; guides/profiles.md)`);
-    if (this.session.droppedArgs.length)
-      log(`passed once: ${this.session.droppedArgs.join(' ')} (the ${profile.id} profile passes it, and so do the CLI args)`);
-    this.user = opts.headless ? null : new UserTerminal(this.session, profile, clock);
+    if (f.droppedEnv.length)
+      log(`not passed to ${profile.id}: ${f.droppedEnv.join(', ')} (they would make it run as if nobody started it; guides/profiles.md)`);
+    if (f.droppedArgs.length) log(`passed once: ${f.droppedArgs.join(' ')} (the ${profile.id} profile passes it, and so do the CLI args)`);
+    this.user = f.user;
+    this.user?.bind(this.session);
     this.presence = new Presence(identity, registry, clock, this.logger);
     this.replies = new ReplyCoordinator({
       tasks: this.tasks,
@@ -359,15 +339,12 @@ class Agent {
     try {
       await this.http.start();
     } catch (err) {
-      this.session.terminal.kill('SIGKILL');
-      this.f.claim.server.close();
       this.store.close();
       throw err;
     }
     this.presence.start();
     const { identity } = this.f;
     this.logger.info(`listening on ${identity.endpoint} (pid ${process.pid}, cli pid ${this.session.terminal.pid}, ${this.session.commandLine})`);
-    this.user?.start();
     // Signals: the registry entry goes with us on every one of them.
     const onSignal = (sig: NodeJS.Signals) => void this.shutdown(`received ${sig}`);
     for (const sig of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) process.once(sig, onSignal);

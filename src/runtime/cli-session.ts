@@ -1,18 +1,17 @@
 import type { Clock } from '../clock.js';
-import { mergeArgs } from '../profiles/args.js';
 import type { Profile } from '../profiles/types.js';
+import type { EarlyCli, PtyExit } from './early-cli.js';
 import { Injector } from './injector.js';
 import { Screen } from './screen.js';
 import { ScreenStatusTracker } from './screen-status.js';
-import { spawnTerminal, type AgentTerminal } from './terminal.js';
+import type { AgentTerminal } from './terminal.js';
 
 export interface CliSessionOptions {
   profile: Profile;
-  /** Everything after the profile's own args: `--auto-approve`'s flag, then the user's `-- args`. */
-  cliArgs: string[];
-  cwd: string;
-  /** The CLI's whole environment. */
-  env: Record<string, string>;
+  /** The CLI, already running (spawned before the agent loaded the rest). */
+  cli: EarlyCli;
+  /** Its command line, for the log. */
+  commandLine: string;
   size: { cols: number; rows: number };
   clock: Clock;
 }
@@ -23,8 +22,8 @@ const HANGUP_WAIT_MS = 2500;
 
 /**
  * The wrapped CLI and what reads it: the PTY, the rendered screen every byte goes through, the
- * status tracker reading that screen, and the injector that types into the PTY. Constructing it
- * spawns the CLI (a missing command throws `command_not_found` before anything else starts).
+ * status tracker reading that screen, and the injector that types into the PTY. The CLI is
+ * spawned before (EarlyCli); its output so far reaches the screen when the session is built.
  */
 export class CliSession {
   readonly screen: Screen;
@@ -32,26 +31,14 @@ export class CliSession {
   readonly tracker: ScreenStatusTracker;
   readonly injector: Injector;
   /** Resolves with the CLI's exit once it has exited. */
-  readonly exited: Promise<{ exitCode: number; signal?: number }>;
-  /** The CLI's arguments: the profile's, then the user's (a flag passed by both, once). */
-  readonly args: string[];
-  /** The profile's own args left out because the user passes the same flag. */
-  readonly droppedArgs: string[];
+  readonly exited: Promise<PtyExit>;
   private exitCode: number | null = null;
   private isProtected: () => boolean = () => false;
 
   constructor(private readonly opts: CliSessionOptions) {
     const { profile, clock, size } = opts;
-    ({ args: this.args, dropped: this.droppedArgs } = mergeArgs(profile, profile.args, opts.cliArgs));
     this.screen = new Screen(size.cols, size.rows);
-    this.terminal = spawnTerminal({
-      command: profile.command,
-      args: this.args,
-      cwd: opts.cwd,
-      env: opts.env,
-      cols: size.cols,
-      rows: size.rows,
-    });
+    this.terminal = opts.cli.terminal;
     this.tracker = new ScreenStatusTracker(
       profile,
       () => ({ lines: this.screen.viewport(), seq: this.screen.seq }),
@@ -60,18 +47,16 @@ export class CliSession {
     );
     this.injector = new Injector(this.terminal, profile, clock);
     this.screen.onChange(() => this.tracker.onOutput());
-    this.terminal.onData((data) => this.screen.write(data));
-    this.exited = new Promise((resolve) =>
-      this.terminal.onExit((exit) => {
-        this.exitCode = exit.exitCode;
-        resolve(exit);
-      }),
-    );
+    opts.cli.take((data) => this.screen.write(data));
+    this.exited = opts.cli.exited.then((exit) => {
+      this.exitCode = exit.exitCode;
+      return exit;
+    });
   }
 
   /** The command line, for the log. */
   get commandLine(): string {
-    return [this.opts.profile.command, ...this.args].join(' ');
+    return this.opts.commandLine;
   }
 
   /** The CLI's exit code, or null while it runs. */

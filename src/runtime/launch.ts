@@ -39,18 +39,20 @@ function goneError(pid: number, logFile: string, env: Env): SynapseError {
 }
 
 /**
- * `synapse start`: the same `synapse <profile> --headless` code path, detached in its own
- * process group with stdout/stderr in a log file. Resolves once its registry entry exists and
- * its CLI is up (its status is no longer STARTING); throws with the CLI's exit code and last
- * screen lines when the CLI exits before that.
+/**
+ * `synapse start`: runs `synapse <synapseArgs>` (the agent's options, cli/detached.ts: the same
+ * code path as `synapse <profile> --headless`), detached in its own process group with
+ * stdout/stderr in a log file. Resolves once its registry entry exists (the agent writes it once
+ * its HTTP side answers) and its CLI is up (its status is no longer STARTING); throws with the
+ * CLI's exit code and last screen lines when the CLI exits before that.
  */
-export async function launchBackground(opts: { profileArgs: string[]; env: Env; cwd: string; timeoutMs?: number }): Promise<Launched> {
+export async function launchBackground(opts: { synapseArgs: string[]; env: Env; cwd: string; timeoutMs?: number }): Promise<Launched> {
   const dir = logsDir(opts.env);
   fs.mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const logFile = path.join(dir, `start-${stamp}-${process.pid}.log`);
   const fd = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, ['--max-semi-space-size=1', BIN, ...opts.profileArgs, '--headless'], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=1', BIN, ...opts.synapseArgs], {
     cwd: opts.cwd,
     env: { ...opts.env, SYNAPSE_LOG_FILE: logFile },
     detached: true,
@@ -76,6 +78,6 @@ export async function launchBackground(opts: { profileArgs: string[]; env: Env; 
     if (!entry && Date.now() >= registerBy) {
       throw new SynapseError('internal', `the agent did not register within ${(opts.timeoutMs ?? REGISTER_MS) / 1000} s; see ${logFile}`);
     }
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, 10));
   }
 }

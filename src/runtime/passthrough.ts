@@ -47,31 +47,38 @@ const USER_IDLE_MS = 2000;
 /**
  * The human at the wrapped CLI's terminal (foreground agents only): their keys go to the PTY,
  * the PTY's output to their screen, and deliveries wait while they are typing or have unsent
- * text in the input box.
+ * text in the input box. Attached as soon as the CLI is spawned, before the agent around it has
+ * loaded; `bind` hands it the session once there is one.
  */
 export class UserTerminal {
   private lastInputAt = 0;
   private restore: () => void = () => undefined;
+  private session: CliSession | null = null;
 
   constructor(
-    private readonly session: CliSession,
+    private readonly terminal: AgentTerminal,
     private readonly profile: Profile,
     private readonly clock: Clock,
   ) {}
 
   start(): void {
     this.restore = attachUserTerminal(
-      this.session.terminal,
-      (cols, rows) => this.session.resize(cols, rows),
+      this.terminal,
+      // Until the session exists only the PTY is resized; the session's screen takes the size then.
+      (cols, rows) => (this.session ? this.session.resize(cols, rows) : this.terminal.resize(cols, rows)),
       () => (this.lastInputAt = this.clock.now()),
     );
+  }
+
+  bind(session: CliSession): void {
+    this.session = session;
   }
 
   /** How long a delivery must wait for the human; 0 = go ahead. */
   holdForUser(): number {
     const sinceTyping = this.clock.now() - this.lastInputAt;
     if (sinceTyping < USER_IDLE_MS) return USER_IDLE_MS - sinceTyping;
-    const typed = this.profile.inputText(viewOf(this.session.screen.viewport()))?.trim();
+    const typed = this.session ? this.profile.inputText(viewOf(this.session.screen.viewport()))?.trim() : undefined;
     return typed ? USER_IDLE_MS : 0;
   }
 

@@ -7,18 +7,27 @@ type Listener = StreamListener;
 
 interface Journal {
   events: StreamEvent[];
+  /** The id of the next event (events dropped from the front keep their ids). */
+  nextId: number;
   listeners: Set<Listener>;
   outputLines: number;
+  /** Lines held in the journal's `output` events. */
+  heldOutput: number;
   finishedAt: number | null;
 }
 
-const KEEP_FINISHED = 500;
+/** Journals of finished tasks kept for a client that reconnects; older ones are answered from the store. */
+const KEEP_FINISHED = 100;
+/** Output lines held per journal; a reconnecting client misses older ones (the store has the reply). */
+const KEEP_OUTPUT_LINES = 2000;
 const GLOBAL_RING = 1000;
 
 /**
  * Per-task event journals for `GET /tasks/:id/subscribe` (so `Last-Event-ID` can replay what
  * a reconnecting client missed) and one ring for `GET /events`. A task's events carry the
- * original Synapse's SSE payloads (`{type: status|output|done, …}`, agent-api/wire.ts).
+ * original Synapse's SSE payloads (`{type: status|output|done, …}`, agent-api/wire.ts). Bounded:
+ * the journals of the last KEEP_FINISHED finished tasks, KEEP_OUTPUT_LINES output lines per
+ * journal, GLOBAL_RING events in the ring. Everything older is in SQLite.
  */
 export class TaskEvents implements TaskEventSource, TaskEventSink {
   private readonly journals = new Map<string, Journal>();
@@ -31,7 +40,7 @@ export class TaskEvents implements TaskEventSource, TaskEventSink {
   private journal(taskId: string): Journal {
     let j = this.journals.get(taskId);
     if (!j) {
-      j = { events: [], listeners: new Set(), outputLines: 0, finishedAt: null };
+      j = { events: [], nextId: 1, listeners: new Set(), outputLines: 0, heldOutput: 0, finishedAt: null };
       this.journals.set(taskId, j);
     }
     return j;
@@ -39,9 +48,19 @@ export class TaskEvents implements TaskEventSource, TaskEventSink {
 
   private append(taskId: string, event: string, data: unknown): void {
     const j = this.journal(taskId);
-    const e = { id: j.events.length + 1, event, data };
+    const e = { id: j.nextId++, event, data };
     j.events.push(e);
     for (const l of j.listeners) l(e);
+  }
+
+  /** Drops the oldest output events of a journal beyond KEEP_OUTPUT_LINES (status events stay). */
+  private trimOutput(j: Journal): void {
+    while (j.heldOutput > KEEP_OUTPUT_LINES) {
+      const i = j.events.findIndex((e) => e.event === 'output');
+      if (i < 0) return;
+      j.heldOutput -= (j.events[i]!.data as { lines: string[] }).lines.length;
+      j.events.splice(i, 1);
+    }
   }
 
   /** Every persisted task change. */
@@ -69,8 +88,11 @@ export class TaskEvents implements TaskEventSource, TaskEventSink {
     // The last line may still be growing; send it once a newer one follows.
     const complete = lines.slice(0, -1);
     if (complete.length <= j.outputLines) return;
-    this.append(taskId, 'output', outputEvent(taskId, complete.slice(j.outputLines)));
+    const fresh = complete.slice(j.outputLines);
+    this.append(taskId, 'output', outputEvent(taskId, fresh));
     j.outputLines = complete.length;
+    j.heldOutput += fresh.length;
+    this.trimOutput(j);
   }
 
   /** Events after `afterId`, then live ones until `done`. Returns an unsubscribe function. */

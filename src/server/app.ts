@@ -14,6 +14,7 @@ import { taskRoutes } from './routes/tasks.js';
 import { teamStoreRoutes } from './routes/team-store.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import type { WebhookStore } from '../store/webhooks.js';
+import { schemaCompilers, type SchemaCompilers } from './validators.js';
 
 export interface AppOptions {
   api: AgentApi;
@@ -39,6 +40,8 @@ export interface AppOptions {
   onRoute?: (route: { method: string; url: string }) => void;
   /** An already-listening server (the port claim); without it the app is for `inject`/`listen`. */
   server?: http.Server;
+  /** Build time only: the compilers that record each route's validator (scripts/emit-schemas.mjs). */
+  schemaCompilers?: SchemaCompilers;
 }
 
 const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
@@ -56,6 +59,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     logger: false,
     bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
     forceCloseConnections: true,
+    // Validators come precompiled from the build (or compile on first use): none at ready().
+    schemaController: { compilersFactory: opts.schemaCompilers ?? schemaCompilers() },
     ...(server
       ? {
           serverFactory: (handler: http.RequestListener) => {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { A2A_PATHS } from '../a2a/sdk/card.js';
+import { A2A_PATHS } from '../a2a/paths.js';
 import { SynapseError } from '../errors.js';
 
 /**

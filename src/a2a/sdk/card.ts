@@ -1,14 +1,7 @@
 import type { AgentCard, AgentInterface, AgentSkill } from '@a2a-js/sdk';
 import { buildAgentCard, type CardInput } from '../card.js';
 import { camelKeys } from './convert.js';
-
-/** Paths of the A2A bindings on the agent's HTTP port. */
-export const A2A_PATHS = {
-  jsonrpc: '/a2a/jsonrpc',
-  rest: '/a2a/rest/v1',
-  jsonrpcV03: '/a2a/v0.3/jsonrpc',
-  card: '/.well-known/agent-card.json',
-} as const;
+import { A2A_PATHS } from '../paths.js';
 
 /** The card extension that carries Synapse's own data about the agent. */
 export const SYNAPSE_EXTENSION_URI = 'urn:synapse-a2a:extension:agent:v1';

@@ -1,3 +1,5 @@
+import net from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 
 export interface GrpcHandle {
@@ -9,20 +11,20 @@ export interface GrpcHandle {
 /** A stopping agent waits this long for calls in flight before cutting them. */
 const SHUTDOWN_GRACE_MS = 1000;
 
-/**
- * The SDK's gRPC service over the same request handler as the HTTP bindings, on its own port.
- * gRPC is loaded only here (about 80 ms of imports), after the HTTP server is already up.
- */
-export async function startGrpcServer(handler: A2ARequestHandler, host: string, port: number): Promise<GrpcHandle> {
+interface GrpcServing {
+  inject(connection: Duplex): void;
+  close(): Promise<void>;
+}
+
+/** The SDK's gRPC service over `handler`, fed connections by hand (grpc-js's connection injector). */
+async function serveGrpc(handler: A2ARequestHandler): Promise<GrpcServing> {
   const grpc = await import('@grpc/grpc-js');
   const { A2AService, grpcService, UserBuilder } = await import('@a2a-js/sdk/server/grpc');
   const server = new grpc.Server();
   server.addService(A2AService, grpcService({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-  const bound = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
-  });
+  const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
   return {
-    address: `${host}:${bound}`,
+    inject: (connection) => injector.injectConnection(connection),
     close: () =>
       new Promise<void>((resolve) => {
         const force = setTimeout(() => {
@@ -35,5 +37,54 @@ export async function startGrpcServer(handler: A2ARequestHandler, host: string, 
           resolve();
         });
       }),
+  };
+}
+
+/**
+ * gRPC on its own port, loaded on the first connection: the port is bound at once (a plain TCP
+ * listener costs nothing), and gRPC with the SDK's service (about 14 MiB and 100 ms of imports)
+ * loads only when a client connects. Connections wait, unread, until it has loaded; then each is
+ * handed to the gRPC server as if it had accepted it itself. `handler` loads the A2A service.
+ */
+export async function listenGrpc(host: string, port: number, handler: () => Promise<A2ARequestHandler>, log: (msg: string) => void): Promise<GrpcHandle> {
+  let serving: Promise<GrpcServing> | null = null;
+  let closing = false;
+  const sockets = new Set<net.Socket>();
+  const listener = net.createServer({ pauseOnConnect: true }, (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    serving ??= handler().then(serveGrpc);
+    serving.then(
+      (s) => {
+        if (closing) socket.destroy();
+        if (socket.destroyed) return;
+        s.inject(socket);
+        socket.resume();
+      },
+      (err: Error) => {
+        log(`a2a gRPC: cannot load the gRPC service: ${err.message}`);
+        socket.destroy();
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen({ host, port, exclusive: true }, () => {
+      listener.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = (listener.address() as net.AddressInfo).port;
+  return {
+    address: `${host}:${bound}`,
+    close: async () => {
+      closing = true;
+      // The listener counts the connections it handed over: it closes once they are gone.
+      const closed = new Promise<void>((resolve) => listener.close(() => resolve()));
+      const s = await serving?.catch(() => null);
+      if (s) await s.close();
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
   };
 }

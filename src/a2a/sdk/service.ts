@@ -5,7 +5,6 @@ import type { AgentApi } from '../../agent-api/agent-api.js';
 import type { CardInput } from '../card.js';
 import { buildA2aCard } from './card.js';
 import { SynapseExecutor } from './executor.js';
-import { startGrpcServer, type GrpcHandle } from './grpc-server.js';
 import { PushDispatcher, runtimeDrivenPushes } from './push-dispatch.js';
 import { PushConfigStore } from './push-store.js';
 import { SynapseRequestHandler } from './request-handler.js';
@@ -18,12 +17,15 @@ export interface A2aServiceOptions {
   log: (msg: string) => void;
   /** Push retry waits (tests use a few milliseconds). */
   pushBackoffMs?: readonly number[];
+  /** Where gRPC listens (`host:port`), or null: the card lists gRPC only then. */
+  grpcAddress?: () => string | null;
 }
 
 /**
  * Everything behind the A2A bindings of one agent: the SDK's DefaultRequestHandler over the
  * runtime (executor, task store bridge, event buses fed by the runtime), push notifications,
- * and the transport handlers the HTTP routes and gRPC call into.
+ * and the transport handlers the HTTP routes and gRPC call into. Built on the first A2A request
+ * (server/routes/a2a-routes.ts): an agent nobody talks A2A to never loads the SDK.
  */
 export class A2aService {
   readonly store: SynapseTaskStore;
@@ -33,9 +35,6 @@ export class A2aService {
   readonly jsonrpc: JsonRpcTransportHandler;
   readonly legacyJsonrpc: LegacyJsonRpcTransportHandler;
   private readonly pushes: PushDispatcher;
-  private grpc: GrpcHandle | null = null;
-  private grpcStarting: Promise<void> | null = null;
-  private closed = false;
 
   constructor(private readonly opts: A2aServiceOptions) {
     const api = opts.api;
@@ -57,36 +56,13 @@ export class A2aService {
     this.pushes.start();
   }
 
-  /** The current card: gRPC is listed once its server listens. */
+  /** The current card: gRPC is listed once its port listens. */
   card(): AgentCard {
-    return buildA2aCard(this.opts.card(), { base: this.opts.api.entry().endpoint, grpc: this.grpc?.address ?? null });
+    return buildA2aCard(this.opts.card(), { base: this.opts.api.entry().endpoint, grpc: this.opts.grpcAddress?.() ?? null });
   }
 
-  /** Starts gRPC on `port`; a failure (port taken) is logged and the card simply omits gRPC. */
-  startGrpc(host: string, port: number): Promise<void> {
-    this.grpcStarting = (async () => {
-      try {
-        const grpc = await startGrpcServer(this.handler, host, port);
-        // The app may have closed while gRPC was loading.
-        if (this.closed) await grpc.close();
-        else {
-          this.grpc = grpc;
-          this.opts.log(`a2a gRPC listening on ${grpc.address}`);
-        }
-      } catch (err) {
-        this.opts.log(`a2a gRPC not started on ${host}:${port}: ${(err as Error).message}`);
-      }
-    })();
-    return this.grpcStarting;
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
+  close(): void {
     this.pushes.stop();
     this.buses.close();
-    await this.grpcStarting;
-    const grpc = this.grpc;
-    this.grpc = null;
-    await grpc?.close();
   }
 }

@@ -5,6 +5,7 @@ import { getProfile, listProfiles, reservedRanges } from '../../profiles/index.j
 import { resolveCommand } from '../../runtime/terminal.js';
 import { SynapseError } from '../../errors.js';
 import { routeConsoleToLog } from '../console-to-log.js';
+import { DETACHED_AGENT, detachedArgs, type DetachedAgent } from '../detached.js';
 import { cliVersion } from '../installed-cli.js';
 import type { CommandIo } from '../io.js';
 import { renderTable } from '../table.js';
@@ -52,7 +53,7 @@ export async function runForeground(profileName: string, cliArgs: string[], flag
   const headless = flags.headless === true || !io.isTerminal('stdin') || !io.isTerminal('stdout');
   // A setting that does not parse stops here, before a port is bound or the CLI spawned.
   (await import('../../runtime/agent-settings.js')).agentSettings(io.env);
-  const { startAgent, exitReport } = await import('../../runtime/agent.js');
+  const { startAgent } = await import('../../runtime/start-agent.js');
   const agent = await startAgent({
     profile,
     headless,
@@ -70,7 +71,11 @@ export async function runForeground(profileName: string, cliArgs: string[], flag
   // The terminal is the user's again: the reason a CLI gave up at start-up stays in view (headless,
   // the same report is in the log on stdout).
   const exit = agent.cliExit();
-  if (exit?.duringStartup && !headless) io.err(`synapse: ${profile.id} ${exitReport(exit).replace(/^cli /, '')}\n`);
+  if (exit?.duringStartup && !headless) {
+    // Loaded by now (startAgent composed the agent from it): no cost before the CLI is spawned.
+    const { exitReport } = await import('../../runtime/agent.js');
+    io.err(`synapse: ${profile.id} ${exitReport(exit).replace(/^cli /, '')}\n`);
+  }
   return code;
 }
 
@@ -79,22 +84,35 @@ export async function startBackground(profileName: string, cliArgs: string[], fl
   const role = readRole(flags.role, io);
   const profile = getProfile(profileName);
   checkInstalled(profile.command, io.env);
-  const args: string[] = [profile.id];
-  if (flags.name) args.push('--name', flags.name);
-  if (role) args.push('--role', role);
-  if (flags.port !== undefined) args.push('--port', String(flags.port));
-  if (flags.host) args.push('--host', flags.host);
-  if (flags.autoApprove) {
-    cliArgsFor(profile, [], true);
-    args.push('--auto-approve');
-  }
-  if (cliArgs.length) args.push('--', ...cliArgs);
+  if (flags.autoApprove) cliArgsFor(profile, [], true);
   (await import('../../runtime/agent-settings.js')).agentSettings(io.env);
   const { launchBackground } = await import('../../runtime/launch.js');
-  const { entry, logFile, stillStarting } = await launchBackground({ profileArgs: args, env: io.env, cwd: io.cwd });
+  const agent = { profile: profile.id, cliArgs, flags: { name: flags.name, role, port: flags.port, host: flags.host, autoApprove: flags.autoApprove } };
+  const { entry, logFile, stillStarting } = await launchBackground({ synapseArgs: detachedArgs(agent), env: io.env, cwd: io.cwd });
   if (stillStarting) io.err(`${entry.agent_id}: ${profile.id} has not shown its prompt yet; \`synapse logs ${entry.agent_id} --screen\` shows what it shows\n`);
   if (flags.json) io.out(`${JSON.stringify(entry, null, 2)}\n`);
   else io.out(`started ${entry.agent_id}${entry.name ? ` (${entry.name})` : ''} on ${entry.endpoint}, pid ${entry.pid}\nlog: ${logFile}\n`);
+}
+
+function parseDetached(json: string): DetachedAgent {
+  let v: Partial<DetachedAgent> | null;
+  try {
+    v = JSON.parse(json) as Partial<DetachedAgent> | null;
+  } catch {
+    v = null;
+  }
+  if (!v || typeof v.profile !== 'string' || !Array.isArray(v.cliArgs) || typeof v.flags !== 'object' || v.flags === null)
+    throw new SynapseError('usage', `${DETACHED_AGENT} takes what \`synapse start\` writes; run \`synapse start <profile>\` instead`);
+  return v as DetachedAgent;
+}
+
+/** A background agent (`synapse start`): runs exactly as `synapse <profile> --headless`, then exits with the CLI's code. */
+export async function runDetached(json: string, io: CommandIo): Promise<void> {
+  const agent = parseDetached(json);
+  const code = await runForeground(agent.profile, agent.cliArgs, { ...agent.flags, headless: true }, io);
+  // As the `run` command: the PTY and server handles are closed, but native handles may linger.
+  process.stdout.write('', () => process.exit(code));
+  await new Promise(() => undefined);
 }
 
 /** `synapse profiles`: every reserved range, the profile on it, whether its CLI is installed (and which version). */

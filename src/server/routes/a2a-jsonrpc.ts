@@ -4,7 +4,7 @@ import { defaultServerCallContextBuilder, JsonRpcTransportHandler, type ServerCa
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
 import { Extensions } from '@a2a-js/sdk';
-import { A2A_PATHS } from '../../a2a/sdk/card.js';
+import { A2A_PATHS } from '../../a2a/paths.js';
 import type { A2aService } from '../../a2a/sdk/service.js';
 import { streamSse } from './a2a-sse.js';
 import { header, requestedVersion } from './a2a-version.js';

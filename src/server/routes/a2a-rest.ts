@@ -14,7 +14,7 @@ import {
 import { A2AError, RequestMalformedError, restStatusFor, toRestErrorBody, UnsupportedOperationError, VersionNotSupportedError } from '@a2a-js/sdk/errors';
 import { defaultServerCallContextBuilder, type ServerCallContext } from '@a2a-js/sdk/server';
 import { Extensions } from '@a2a-js/sdk';
-import { A2A_PATHS } from '../../a2a/sdk/card.js';
+import { A2A_PATHS } from '../../a2a/paths.js';
 import { isAgentNotReady } from '../../a2a/sdk/request-handler.js';
 import type { A2aService } from '../../a2a/sdk/service.js';
 import { streamSse } from './a2a-sse.js';

@@ -1,8 +1,9 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { CardInput } from '../../a2a/card.js';
 import type { SynapseError } from '../../errors.js';
-import { A2A_PATHS } from '../../a2a/sdk/card.js';
+import { A2A_PATHS } from '../../a2a/paths.js';
 import type { A2aService } from '../../a2a/sdk/service.js';
+import { listenGrpc, type GrpcHandle } from '../../a2a/sdk/grpc-server.js';
 import type { AgentApi } from '../../agent-api/agent-api.js';
 import type { A2aHandlers } from './a2a-handlers.js';
 import type { RestOp } from './a2a-rest.js';
@@ -40,22 +41,22 @@ const REST_ROUTES: ReadonlyArray<readonly ['GET' | 'POST' | 'DELETE', string, Re
  * (A2A 1.0, and 0.3 for older clients), HTTP+JSON, the v1.0 agent card and, for a real agent,
  * gRPC on its own port. Encapsulated on purpose: bodies reach this scope as raw strings (so a
  * malformed one gets the protocol's own error, not Fastify's 400), and errors are answered in
- * the protocol's shapes. The SDK side loads after the app is ready (or on the first request),
- * so it does not delay the agent's HTTP start.
+ * the protocol's shapes. The SDK loads on the first A2A request and gRPC on the first gRPC
+ * connection (its port listens from the start): an idle agent carries neither (guides/a2a.md).
  */
 export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, opts) => {
   let loading: Promise<A2aHandlers> | null = null;
-  let closed = false;
+  let grpc: GrpcHandle | null = null;
   const load = (): Promise<A2aHandlers> =>
     (loading ??= import('./a2a-handlers.js').then(({ createA2aHandlers }) => {
       const handlers = createA2aHandlers({
         api: opts.api,
         card: opts.card,
         log: opts.log ?? (() => undefined),
+        grpcAddress: () => grpc?.address ?? null,
         ...(opts.pushBackoffMs ? { pushBackoffMs: opts.pushBackoffMs } : {}),
       });
       opts.onService?.(handlers.service);
-      if (opts.grpcPort && !closed) void handlers.service.startGrpc(opts.grpcHost ?? '127.0.0.1', opts.grpcPort);
       return handlers;
     }));
 
@@ -81,12 +82,23 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, opts) 
 
   app.get(A2A_PATHS.card, async (req, reply) => (await load()).card(req, reply));
 
-  // Warm up once the app is ready: the first A2A request should not pay for the imports.
-  app.addHook('onReady', async () => {
-    setImmediate(() => void load().catch((err: Error) => opts.log?.(`a2a: cannot load the A2A service: ${err.message}`)));
-  });
+  // The gRPC port listens once the app is ready (binding is all it costs until a client
+  // connects); a failure (port taken) is logged and the card omits gRPC.
+  const grpcPort = opts.grpcPort;
+  if (grpcPort) {
+    app.addHook('onReady', async () => {
+      const host = opts.grpcHost ?? '127.0.0.1';
+      const log = opts.log ?? (() => undefined);
+      try {
+        grpc = await listenGrpc(host, grpcPort, async () => (await load()).service.handler, log);
+        log(`a2a gRPC listening on ${grpc.address}`);
+      } catch (err) {
+        log(`a2a gRPC not started on ${host}:${grpcPort}: ${(err as Error).message}`);
+      }
+    });
+  }
   app.addHook('onClose', async () => {
-    closed = true;
-    if (loading) await (await loading).service.close();
+    await grpc?.close();
+    if (loading) (await loading).service.close();
   });
 };

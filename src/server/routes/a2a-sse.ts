@@ -27,11 +27,15 @@ export async function streamSse<T>(
   const keepalive = setInterval(() => raw.write(': keepalive\n\n'), KEEPALIVE_MS);
   keepalive.unref();
   let gone = false;
-  raw.on('close', () => {
-    gone = true;
-    // Lets the SDK drop its queue once its pending wait resolves.
-    void events.return(undefined).catch(() => undefined);
-  });
+  // A client that goes away ends this loop at once, even while the SDK waits for the task's
+  // next event (its keepalive timer with it); the SDK drops its queue once that wait resolves.
+  const closed = new Promise<null>((resolve) =>
+    raw.once('close', () => {
+      gone = true;
+      void events.return(undefined).catch(() => undefined);
+      resolve(null);
+    }),
+  );
   const write = (text: string) => {
     if (!gone && !raw.writableEnded) raw.write(text);
   };
@@ -39,8 +43,10 @@ export async function streamSse<T>(
     if (!first.done) write(`data: ${JSON.stringify(encode(first.value))}\n\n`);
     if (!first.done) {
       for (;;) {
-        const next = await events.next();
-        if (next.done || gone) break;
+        const pending = events.next();
+        pending.catch(() => undefined); // settles after the client left: nobody is waiting for it then
+        const next = await Promise.race([pending, closed]);
+        if (next === null || next.done || gone) break;
         write(`data: ${JSON.stringify(encode(next.value))}\n\n`);
       }
     }

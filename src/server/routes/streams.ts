@@ -24,6 +24,8 @@ function openStream(raw: ServerResponse, named: boolean): { send: (e: StreamEven
   raw.write(': synapse stream\n\n');
   const keepalive = setInterval(() => raw.write(': keepalive\n\n'), KEEPALIVE_MS);
   keepalive.unref();
+  // A client that goes away must not leave its timer behind.
+  raw.once('close', () => clearInterval(keepalive));
   return {
     send: (e) => raw.write(`id: ${e.id}\n${named ? `event: ${e.event}\n` : ''}data: ${JSON.stringify(e.data)}\n\n`),
     close: () => {

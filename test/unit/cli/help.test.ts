@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../../src/cli/main.js';
+import { buildProgram } from '../../../src/cli/program.js';
 
 /** Every subcommand's `--help`, rendered in-process from the real program. */
 function helpOf(...names: string[]): string {

@@ -1,0 +1,18 @@
+/** The hidden first argument with which `synapse start` runs its agent (runtime/launch.ts). */
+export const DETACHED_AGENT = '__agent';
+
+/** What `synapse start` checked and hands to its background agent (the options of `synapse <profile>`). */
+export interface DetachedAgent {
+  profile: string;
+  cliArgs: string[];
+  flags: { name?: string | undefined; role?: string | undefined; port?: number | undefined; host?: string | undefined; autoApprove?: boolean | undefined };
+}
+
+/**
+ * The `synapse` arguments of a background agent: its options as one JSON argument, so that the
+ * agent process parses no command line (commander and the command declarations stay unloaded:
+ * ~3 MiB and tens of milliseconds of every background agent). run-agent.ts `runDetached` reads it.
+ */
+export function detachedArgs(agent: DetachedAgent): string[] {
+  return [DETACHED_AGENT, JSON.stringify(agent)];
+}

@@ -1,0 +1,99 @@
+import path from 'node:path';
+import { iso, systemClock, type Clock } from '../clock.js';
+import { logsDir, registryDir } from '../config/paths.js';
+import { mergeArgs } from '../profiles/args.js';
+import { FileRegistry } from '../registry/registry.js';
+import type { AgentOptions, RunningAgent } from './agent.js';
+import { agentSettings } from './agent-settings.js';
+import { cliEnv } from './cli-env.js';
+import { EarlyCli } from './early-cli.js';
+import { UserTerminal } from './passthrough.js';
+import { claimPort, portRange } from './port-claim.js';
+import type { AgentIdentity } from './presence.js';
+
+const HEADLESS_SIZE = { cols: 120, rows: 40 };
+
+/**
+ * What the rest of the agent loads, heaviest first. Loading a module blocks the event loop, so
+ * they are loaded one at a time with a turn of the loop between them: the CLI's output reaches
+ * the person's terminal (and keys reach the CLI) between two of them, not only once all are in.
+ */
+const HEAVY_MODULES: ReadonlyArray<() => Promise<unknown>> = [
+  () => import('fastify'),
+  () => import('@xterm/headless'),
+  () => import('pino'),
+  () => import('better-sqlite3'),
+];
+
+async function loadInSlices(): Promise<void> {
+  for (const load of HEAVY_MODULES) {
+    await load();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+function identityOf(opts: AgentOptions, port: number, host: string, clock: Clock): AgentIdentity {
+  const agentId = `synapse-${opts.profile.id}-${port}`;
+  return {
+    agentId,
+    type: opts.profile.id,
+    name: opts.name ?? null,
+    role: opts.role ?? null,
+    port,
+    workingDir: opts.cwd,
+    endpoint: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    startedAt: iso(clock.now()),
+    // A background agent's stdout is its log file (`synapse start`); a foreground one logs to a file.
+    logFile: opts.headless ? (opts.env.SYNAPSE_LOG_FILE ?? null) : path.join(logsDir(opts.env), `${agentId}.log`),
+    headless: opts.headless,
+  };
+}
+
+/**
+ * Starts one agent, the CLI first: the settings are checked and the port claimed (the agent id
+ * and the CLI's environment are made from it), then the CLI is spawned and, in the foreground,
+ * the person's terminal attached, all before the HTTP server, the stores and the terminal
+ * emulator are even loaded (agent.ts, imported here afterwards). The CLI starts as soon as it
+ * would without Synapse, and loads on the other core while the agent loads on this one.
+ */
+export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
+  const clock = opts.clock ?? systemClock;
+  const host = opts.host ?? '127.0.0.1';
+  // Before anything is claimed or spawned: a setting that does not parse is an error here.
+  const settings = agentSettings(opts.env);
+  const registry = new FileRegistry(registryDir(opts.env));
+  const claim = await claimPort({
+    range: portRange(opts.profile, opts.env),
+    host,
+    registry,
+    type: opts.profile.id,
+    ...(opts.port !== undefined ? { port: opts.port } : {}),
+  });
+  const identity = identityOf(opts, claim.port, host, clock);
+  const size = opts.headless || !process.stdout.columns ? HEADLESS_SIZE : { cols: process.stdout.columns, rows: process.stdout.rows };
+  // The profile's args, then the user's (a flag passed by both, once); the environment a person's
+  // terminal would give it.
+  const { args, dropped: droppedArgs } = mergeArgs(opts.profile, opts.profile.args, opts.cliArgs);
+  const { env, dropped: droppedEnv } = cliEnv(opts.env, opts.profile, { agentId: identity.agentId, port: identity.port });
+  let cli: EarlyCli;
+  try {
+    cli = new EarlyCli({ command: opts.profile.command, args, cwd: opts.cwd, env, ...size });
+  } catch (err) {
+    // Nothing may keep the process alive after a failed start: the claimed port would.
+    claim.server.close();
+    throw err;
+  }
+  const user = opts.headless ? null : new UserTerminal(cli.terminal, opts.profile, clock);
+  user?.start();
+  try {
+    await loadInSlices();
+    const { composeAgent } = await import('./agent.js');
+    const commandLine = [opts.profile.command, ...args].join(' ');
+    return await composeAgent(opts, { identity, settings, claim, host, registry, clock, cli, commandLine, droppedEnv, droppedArgs, size, user });
+  } catch (err) {
+    user?.stop();
+    cli.terminal.kill('SIGKILL');
+    claim.server.close();
+    throw err;
+  }
+}

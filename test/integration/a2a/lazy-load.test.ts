@@ -1,0 +1,162 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
+import { cleanupAll, freePort, getJson, ROOT, runCli, startHeadless, tempHome, waitFor, type AgentHandle } from '../../support/synapse.js';
+import { sendRequest } from './sdk-client.js';
+
+/**
+ * The A2A stack loads on first use (guides/a2a.md, "What an idle agent loads"): an idle agent has
+ * not loaded it, and the first request over every binding right after start still succeeds.
+ * Which modules a process loaded is read from the process itself (test/support/module-trace.mjs).
+ */
+const t = tempHome();
+const stops: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const stop of stops.splice(0)) await stop();
+  await cleanupAll();
+});
+afterAll(() => t.cleanup());
+
+/** Loaded lazily: the SDK (with protobuf), gRPC, and the schema compilers (validators come precompiled). */
+const LAZY = [
+  '/@a2a-js/sdk/',
+  '/@bufbuild/protobuf/',
+  '/@grpc/grpc-js/',
+  '/@fastify/ajv-compiler/',
+  '/ajv/dist/core.js',
+  '/@fastify/fast-json-stringify-compiler/',
+];
+
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen({ port, host: '127.0.0.1', exclusive: true }, () => s.close(() => resolve(true)));
+  });
+}
+
+/** A free port whose gRPC port (+1000) is free too. */
+async function agentPort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port + 1000 <= 65535 && (await canBind(port + 1000))) return port;
+  }
+}
+
+function loaded(dir: string, pid: number): string[] {
+  const file = path.join(dir, `${pid}.txt`);
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+}
+
+const lazyIn = (modules: string[]) => LAZY.filter((m) => modules.some((p) => p.includes(m)));
+
+async function rpc(url: string, body: unknown, headers: Record<string, string> = { 'a2a-version': '1.0' }): Promise<any> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return res.json();
+}
+
+const sendMessage = (text: string) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'SendMessage',
+  params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }] } },
+});
+
+async function grpcSend(port: number, text: string): Promise<any> {
+  const url = `127.0.0.1:${port + 1000}`;
+  const card = { supportedInterfaces: [{ url, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: '' }] } as never;
+  const transport = await new GrpcTransportFactory().create(url, card);
+  return transport.sendMessage(sendRequest(text), { serviceParameters: { 'A2A-Version': '1.0' } });
+}
+
+describe('an idle agent', () => {
+  it('started with `synapse start` has loaded neither the A2A SDK, gRPC, AJV nor commander; each loads when used', async () => {
+    const dir = fs.mkdtempSync(path.join(t.home, 'trace-'));
+    const port = await agentPort();
+    const tracer = pathToFileURL(path.join(ROOT, 'test/support/module-trace.mjs')).href;
+    const env = { ...t.env, NODE_OPTIONS: `--import=${tracer}`, MODULE_TRACE_DIR: dir, ECHO_THINK_MS: '0' };
+    const started = await runCli(['start', 'echo', '--port', String(port), '--json'], { env });
+    expect(started.code, started.stderr).toBe(0);
+    const pid = JSON.parse(started.stdout).pid as number;
+    stops.push(async () => {
+      try {
+        process.kill(-pid, 'SIGTERM');
+      } catch {
+        return; // already gone
+      }
+      await waitFor(() => !fs.existsSync(path.join(t.env.SYNAPSE_REGISTRY_DIR!, `synapse-echo-${port}.json`)), 10_000, 'the agent to stop');
+    });
+    const endpoint = `http://127.0.0.1:${port}`;
+    await waitFor(async () => (await getJson(`${endpoint}/status`)).body.ready_for_messages === true, 15_000, 'the agent to take messages');
+    // A message through Synapse's own route: the idle agent has done real work, validators included.
+    const sent = await fetch(`${endpoint}/tasks/send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: { role: 'user', parts: [{ type: 'text', text: 'hello' }] } }),
+    });
+    expect(sent.status).toBe(202);
+
+    const idle = loaded(dir, pid);
+    // The trace sees the agent's own modules, so an empty answer below is not an empty trace.
+    expect(idle.some((p) => p.includes('/fastify/fastify.js'))).toBe(true);
+    expect(idle.some((p) => p.includes('/dist/runtime/agent.js'))).toBe(true);
+    expect(lazyIn(idle)).toEqual([]);
+    expect(idle.filter((p) => p.includes('/commander/'))).toEqual([]);
+
+    // The first JSON-RPC request loads the SDK, not gRPC; the first gRPC call loads gRPC.
+    expect((await rpc(`${endpoint}/a2a/jsonrpc`, sendMessage('over json-rpc'))).result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const afterJsonRpc = lazyIn(loaded(dir, pid));
+    expect(afterJsonRpc).toContain('/@a2a-js/sdk/');
+    expect(afterJsonRpc).not.toContain('/@grpc/grpc-js/');
+    expect((await grpcSend(port, 'over grpc')).status.state).toBe(3); // TASK_STATE_COMPLETED
+    expect(lazyIn(loaded(dir, pid))).toContain('/@grpc/grpc-js/');
+  });
+});
+
+type Binding = 'JSON-RPC 1.0' | 'JSON-RPC 0.3' | 'HTTP+JSON' | 'gRPC' | 'HTTP+JSON stream (SSE)';
+
+/** The first A2A request an agent gets, sent the moment it takes messages; resolves with the final state (in 1.0's names). */
+const FIRST: Record<Binding, (a: AgentHandle) => Promise<string>> = {
+  'JSON-RPC 1.0': async (a) => (await rpc(`${a.endpoint}/a2a/jsonrpc`, sendMessage('first'))).result.task.status.state,
+  'JSON-RPC 0.3': async (a) =>
+    (
+      await rpc(
+        `${a.endpoint}/a2a/v0.3/jsonrpc`,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'message/send',
+          params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'first' }] } },
+        },
+        {},
+      )
+    ).result.status.state.replace('completed', 'TASK_STATE_COMPLETED'),
+  'HTTP+JSON': async (a) =>
+    (await rpc(`${a.endpoint}/a2a/rest/v1/message:send`, { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'first' }] } })).task.status
+      .state,
+  gRPC: async (a) => ((await grpcSend(a.port, 'first')).status.state === 3 ? 'TASK_STATE_COMPLETED' : 'not completed'),
+  'HTTP+JSON stream (SSE)': async (a) => {
+    const res = await fetch(`${a.endpoint}/a2a/rest/v1/message:stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'first' }] } }),
+    });
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const events = (await res.text())
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)));
+    return events.at(-1).statusUpdate.status.state;
+  },
+};
+
+describe.each(Object.keys(FIRST) as Binding[])('the first A2A request right after start, over %s', (binding) => {
+  it('succeeds while the A2A stack loads for it', async () => {
+    const a = await startHeadless('echo', { env: { ...t.env, ECHO_THINK_MS: '0' }, port: await agentPort() });
+    expect(await FIRST[binding](a)).toBe('TASK_STATE_COMPLETED');
+  });
+});
