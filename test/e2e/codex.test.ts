@@ -14,7 +14,7 @@ describe('synapse codex -- <flags the profile passes too> (real Codex CLI)', () 
     expect(agent.events().map((e) => e.msg)).toContain('passed once: --no-daemon (the codex profile passes it, and so do the CLI args)');
     const text = 'hello with --no-daemon passed twice';
     const done = await waitForState(agent, (await send(agent, text)).id);
-    expect(done.status.state).toBe('completed');
+    expect(done.status).toBe('completed');
     expect(artifact(done)).toBe(`MOCK: ${framed(text)}`);
   });
 });

@@ -20,7 +20,7 @@ describe('synapse gemini where CI=true (real Gemini CLI)', () => {
     );
     const text = 'hello from a CI runner';
     const done = await waitForState(agent, (await send(agent, text)).id);
-    expect(done.status.state).toBe('completed');
+    expect(done.status).toBe('completed');
     expect(artifact(done)).toBe(`MOCK: ${framed(text)}`);
     report({ kind: 'ci-start', cli: 'gemini', env: 'CI=true GITHUB_ACTIONS=true NO_COLOR=1', spawnToTakingMessagesMs: took });
   });
