@@ -5,6 +5,7 @@ const LAYERS = [
   ['config', '^src/config/'],
   ['profiles', '^src/profiles/'],
   ['registry', '^src/registry/'],
+  ['skills', '^src/skills/'], // skill scopes, sets, deploy (read by the CLI and, for the core skill, the runtime)
   ['agent-api', '^src/agent-api/'], // the Task model and the agent's port (AgentApi, task events)
   ['store', '^src/store/'],
   ['a2a', '^src/a2a/'],

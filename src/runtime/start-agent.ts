@@ -2,6 +2,7 @@ import path from 'node:path';
 import { iso, systemClock, type Clock } from '../clock.js';
 import { logsDir, registryDir } from '../config/paths.js';
 import { mergeArgs } from '../profiles/args.js';
+import { deployCoreSkill } from '../skills/core.js';
 import { FileRegistry } from '../registry/registry.js';
 import type { AgentOptions, RunningAgent } from './agent.js';
 import { agentSettings } from './agent-settings.js';
@@ -75,6 +76,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   // terminal would give it.
   const { args, dropped: droppedArgs } = mergeArgs(opts.profile, opts.profile.args, opts.cliArgs);
   const { env, dropped: droppedEnv } = cliEnv(opts.env, opts.profile, { agentId: identity.agentId, port: identity.port });
+  // Best effort, before the CLI starts so it sees the skill: never throws.
+  deployCoreSkill(opts.profile.id, opts.env, opts.cwd);
   let cli: EarlyCli;
   try {
     cli = new EarlyCli({ command: opts.profile.command, args, cwd: opts.cwd, env, ...size });
