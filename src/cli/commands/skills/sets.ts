@@ -54,7 +54,7 @@ export interface ApplyFlags {
 }
 
 /** What the running agent is told once its skills are in place. */
-function loadInstruction(set: string, root: string, skills: string[]): string {
+export function loadInstruction(set: string, root: string, skills: string[]): string {
   return (
     `[Synapse] The skill set "${set}" is deployed for you in ${root}: ${skills.join(', ')}. ` +
     `Load these skills now (read ${root}/<skill>/SKILL.md for each) and follow them from here on. No reply is needed.`
