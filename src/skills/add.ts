@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Env } from '../config/paths.js';
 import { SynapseError } from '../errors.js';
 import { copySkill, type Deployed } from './deploy.js';
 import { readSkillDir } from './front-matter.js';
@@ -23,10 +24,35 @@ function skillDirsIn(dir: string): string[] {
 }
 
 /** Clones `url` (shallow) into a temp dir; git runs with an argument list, never a shell. */
-function clone(url: string): { dir: string; cleanup: () => void } {
+function clone(url: string, env: Env): { dir: string; cleanup: () => void } {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'synapse-skill-'));
   const dir = path.join(tmp, 'repo');
-  const r = spawnSync('git', ['clone', '--depth', '1', '--quiet', '--', url, dir], { encoding: 'utf8', env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
+  // Only the ordinary transports: never `ext::` (which runs a command) or other helpers.
+  const r = spawnSync(
+    'git',
+    [
+      '-c',
+      'protocol.allow=never',
+      '-c',
+      'protocol.https.allow=always',
+      '-c',
+      'protocol.http.allow=always',
+      '-c',
+      'protocol.ssh.allow=always',
+      '-c',
+      'protocol.git.allow=always',
+      '-c',
+      'protocol.file.allow=always',
+      'clone',
+      '--depth',
+      '1',
+      '--quiet',
+      '--',
+      url,
+      dir,
+    ],
+    { encoding: 'utf8', env: { ...env, GIT_TERMINAL_PROMPT: '0' } },
+  );
   const cleanup = () => fs.rmSync(tmp, { recursive: true, force: true });
   if (r.error || r.status !== 0) {
     cleanup();
@@ -41,8 +67,8 @@ function clone(url: string): { dir: string; cleanup: () => void } {
  * them) is checked (SKILL.md front matter: name = folder name, a description) and copied into
  * `root`. One invalid skill stops the whole add before anything is copied.
  */
-export function addSkills(source: string, root: string, cwd: string): Deployed[] {
-  const fetched = isGitUrl(source) ? clone(source) : null;
+export function addSkills(source: string, root: string, cwd: string, env: Env): Deployed[] {
+  const fetched = isGitUrl(source) ? clone(source, env) : null;
   try {
     const dir = fetched ? fetched.dir : path.resolve(cwd, source);
     if (!fetched && !fs.existsSync(dir)) throw new SynapseError('invalid_input', `${dir} does not exist; give a skill folder, a folder of skills or a git URL`);

@@ -175,6 +175,27 @@ describe('skills add and create', () => {
     expect(missing.stderr).toContain('cannot clone');
   });
 
+  it('hostile input: a git ext:: URL runs nothing, and escape sequences in a SKILL.md never reach the terminal', async () => {
+    const marker = path.join(p.home, 'pwned');
+    const r = await run((c) => addSkillCommand(`ext::sh -c touch% ${marker}.git`, {}, c));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('cannot clone');
+    expect(fs.existsSync(`${marker}.git`) || fs.existsSync(marker)).toBe(false);
+
+    const dir = path.join(store, 'sneaky');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(
+      path.join(dir, 'SKILL.md'),
+      '---\nname: sneaky\ndescription: "looks fine \\e]0;owned\\a"\n---\n\nbody \u001b[2J\u001b]52;c;Y2xpcA==\u0007 end\n',
+    );
+    const shown = (await run((c) => showSkillCommand('sneaky', {}, c))).stdout;
+    expect(shown).toContain('body [2J]52;c;Y2xpcA== end');
+    expect(shown).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    const listed = (await run((c) => listSkillsCommand({ scope: 'synapse' }, c))).stdout;
+    expect(listed).toContain('sneaky');
+    expect(listed).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  });
+
   it('create writes a template that passes its own check, never over an existing skill', async () => {
     const made = await json((c) => createSkillCommand('release-notes', { scope: 'project', json: true }, c));
     expect(made.path).toBe(path.join(p.dir, '.claude', 'skills', 'release-notes'));

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { SynapseError } from '../../../errors.js';
+import { sanitizePeerText } from '../../../runtime/sanitize.js';
 import { addSkills } from '../../../skills/add.js';
 import { listSkills, findSkill, type SkillEntry } from '../../../skills/catalog.js';
 import { deploySkill } from '../../../skills/deploy.js';
@@ -42,7 +43,13 @@ export async function listSkillsCommand(flags: { scope?: string; json?: boolean 
     io,
     renderTable(
       ['NAME', 'SCOPE', 'READ BY', 'DESCRIPTION', 'PATH'],
-      skills.map((s) => [s.name, s.scope, readBy(s), s.valid ? preview(s.description, 50) : `INVALID ${preview(s.description, 42)}`, s.path]),
+      skills.map((s) => [
+        s.name,
+        s.scope,
+        readBy(s),
+        s.valid ? preview(sanitizePeerText(s.description), 50) : `INVALID ${preview(sanitizePeerText(s.description), 42)}`,
+        s.path,
+      ]),
     ),
   );
 }
@@ -53,7 +60,8 @@ export async function showSkillCommand(name: string, flags: { json?: boolean }, 
   const first = copies[0];
   if (!first) throw new SynapseError('not_found', `no skill "${name}" in any scope; see \`synapse skills list\``, { name });
   const files = (fs.readdirSync(first.path, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(first.path, f)).isFile()).sort();
-  const text = fs.readFileSync(path.join(first.path, 'SKILL.md'), 'utf8');
+  // A skill may come from anywhere (add <git-url>): no escape sequence of it reaches the terminal.
+  const text = sanitizePeerText(fs.readFileSync(path.join(first.path, 'SKILL.md'), 'utf8'));
   if (flags.json) return printJson(io, { ...summary(first), files, skill_md: text, copies: copies.map(summary) });
   println(
     io,
@@ -116,7 +124,7 @@ function writeRoot(flags: { scope?: string; agent?: string }, io: CommandIo): st
 
 /** `synapse skills add <path|git-url> [--scope S] [--agent A]`. */
 export async function addSkillCommand(source: string, flags: { scope?: string; agent?: string; json?: boolean }, io: CommandIo): Promise<void> {
-  const done = addSkills(source, writeRoot(flags, io), io.cwd);
+  const done = addSkills(source, writeRoot(flags, io), io.cwd, io.env);
   if (flags.json) return printJson(io, done);
   for (const d of done) println(io, `added ${d.name} -> ${d.to}`);
 }
