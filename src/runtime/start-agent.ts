@@ -8,6 +8,7 @@ import { agentSettings } from './agent-settings.js';
 import { cliEnv } from './cli-env.js';
 import { EarlyCli } from './early-cli.js';
 import { UserTerminal } from './passthrough.js';
+import { requireCjs } from '../require-cjs.js';
 import { claimPort, portRange } from './port-claim.js';
 import type { AgentIdentity } from './presence.js';
 
@@ -18,16 +19,11 @@ const HEADLESS_SIZE = { cols: 120, rows: 40 };
  * they are loaded one at a time with a turn of the loop between them: the CLI's output reaches
  * the person's terminal (and keys reach the CLI) between two of them, not only once all are in.
  */
-const HEAVY_MODULES: ReadonlyArray<() => Promise<unknown>> = [
-  () => import('fastify'),
-  () => import('@xterm/headless'),
-  () => import('pino'),
-  () => import('better-sqlite3'),
-];
+const HEAVY_MODULES = ['fastify', '@xterm/headless', 'pino', 'better-sqlite3'];
 
 async function loadInSlices(): Promise<void> {
-  for (const load of HEAVY_MODULES) {
-    await load();
+  for (const name of HEAVY_MODULES) {
+    requireCjs(name);
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
