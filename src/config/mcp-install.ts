@@ -28,6 +28,8 @@ export interface InstallResult {
   file: string;
   action: 'created' | 'updated' | 'unchanged';
   entry: Record<string, unknown>;
+  /** Claude Code, project scope: the local settings file that approves the server (else null). */
+  approved_in: string | null;
 }
 
 function writeAtomic(file: string, text: string): void {
@@ -46,6 +48,22 @@ function installJson(file: string, entry: Record<string, unknown>): InstallResul
   if (JSON.stringify(before) === JSON.stringify(entry)) return 'unchanged';
   writeAtomic(file, `${JSON.stringify({ ...config, mcpServers: { ...servers, [MCP_ENTRY_NAME]: entry } }, null, 2)}\n`);
   return before === undefined ? 'created' : 'updated';
+}
+
+/**
+ * Claude Code starts a server of a project's `.mcp.json` only once it is approved (a dialog that
+ * would stop a wrapped, unattended CLI): the person who ran `synapse mcp install` approves it in
+ * their own, uncommitted `.claude/settings.local.json`.
+ */
+function approveForClaude(cwd: string): string {
+  const file = path.join(cwd, '.claude', 'settings.local.json');
+  const settings = readObject(file) ?? {};
+  const enabled: unknown = child(settings, 'enabledMcpjsonServers') ?? [];
+  if (!Array.isArray(enabled) || !enabled.every((n): n is string => typeof n === 'string'))
+    throw new SynapseError('corrupt_file', `${file}: key enabledMcpjsonServers must be an array of names; fix it first`, { file });
+  if (!enabled.includes(MCP_ENTRY_NAME))
+    writeAtomic(file, `${JSON.stringify({ ...settings, enabledMcpjsonServers: [...enabled, MCP_ENTRY_NAME] }, null, 2)}\n`);
+  return file;
 }
 
 /** TOML keeps its comments: the table is appended, or its old text replaced, never the file re-printed. */
@@ -74,5 +92,6 @@ export function installSynapseMcpEntry(profile: McpProfile, scope: McpScope, cwd
         ? { type: 'stdio', command: server.command, args: server.args }
         : { command: server.command, args: server.args };
   const action = profile === 'codex' ? installToml(file, entry) : installJson(file, entry);
-  return { profile, scope, file, action, entry };
+  const approvedIn = profile === 'claude' && scope === 'project' ? approveForClaude(cwd) : null;
+  return { profile, scope, file, action, entry, approved_in: approvedIn };
 }

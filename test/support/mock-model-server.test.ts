@@ -76,6 +76,19 @@ describe('Anthropic Messages', () => {
     expect(JSON.parse(second.text).content[0].text).toBe('MOCK: tool said hi');
   });
 
+  it('calls an offered MCP tool for [[mcp: TOOL {json}]] under the name the CLI gives it; not offered, it answers text', async () => {
+    const tools = [
+      { name: 'Bash', input_schema: {} },
+      { name: 'mcp__synapse__send_message', input_schema: {} },
+    ];
+    const content = 'ask [[mcp: send_message {"target": "bob", "message": "hi"}]]';
+    const first = parseSse((await post('/v1/messages', { stream: true, tools, messages: [{ role: 'user', content }] })).text);
+    expect(first.find((e) => e.event === 'content_block_start')!.data.content_block).toMatchObject({ type: 'tool_use', name: 'mcp__synapse__send_message' });
+    expect(JSON.parse(first.find((e) => e.event === 'content_block_delta')!.data.delta.partial_json)).toEqual({ target: 'bob', message: 'hi' });
+    const without = await post('/v1/messages', { tools: [{ name: 'Bash', input_schema: {} }], messages: [{ role: 'user', content }] });
+    expect(JSON.parse(without.text).content[0]).toMatchObject({ type: 'text', text: `MOCK: ${content}` });
+  });
+
   it('treats a rejected tool_result sent together with new text as a new turn', () => {
     const turn = readAnthropicTurn({
       messages: [

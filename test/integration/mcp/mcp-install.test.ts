@@ -42,7 +42,12 @@ describe('synapse mcp install', () => {
       mcpServers: { other: { command: 'other-server' }, synapse: { type: 'stdio', command: 'synapse', args: ['mcp', 'serve'] } },
       extra: 1,
     });
-    expect(JSON.parse((await install('claude')).stdout).action).toBe('unchanged');
+    // Claude Code starts a project server only once approved: install approves it locally, keeping other settings.
+    const local = path.join(project, '.claude', 'settings.local.json');
+    expect(readJson(local)).toEqual({ enabledMcpjsonServers: ['synapse'] });
+    fs.writeFileSync(local, JSON.stringify({ enabledMcpjsonServers: ['docs'], model: 'opus' }));
+    expect(JSON.parse((await install('claude')).stdout)).toMatchObject({ action: 'unchanged', approved_in: local });
+    expect(readJson(local)).toEqual({ enabledMcpjsonServers: ['docs', 'synapse'], model: 'opus' });
     expect(JSON.parse((await install('claude', { command: 'node /opt/synapse/bin/synapse.js' })).stdout)).toMatchObject({
       action: 'updated',
       entry: { command: 'node', args: ['/opt/synapse/bin/synapse.js', 'mcp', 'serve'] },

@@ -46,6 +46,12 @@ export function readAnthropicTurn(body) {
   return { userText, toolOutput };
 }
 
+/** The name under which the request offers MCP tool `tool` (Claude Code: `mcp__<server>__<tool>`), or null. */
+function mcpToolNamer(body) {
+  const names = (Array.isArray(body?.tools) ? body.tools : []).map((t) => t?.name).filter((n) => typeof n === 'string');
+  return (tool) => names.find((n) => n === tool || (n.startsWith('mcp__') && n.endsWith(`__${tool}`))) ?? null;
+}
+
 function shellToolName(body) {
   const names = new Set((Array.isArray(body?.tools) ? body.tools : []).map((t) => t?.name));
   return SHELL_TOOLS.find((n) => names.has(n)) ?? null;
@@ -76,14 +82,16 @@ export async function handleAnthropic(ctx) {
   const plan =
     format?.type === 'json_schema'
       ? { kind: 'text', text: JSON.stringify(exampleFor(format.schema)), waitMs: 0, slow: false }
-      : planTurn({ ...readAnthropicTurn(body), toolAvailable: tool !== null });
+      : planTurn({ ...readAnthropicTurn(body), toolAvailable: tool !== null, mcpToolName: mcpToolNamer(body) });
   const model = body?.model ?? 'mock-model';
   const messageId = id('msg');
   ctx.note(format?.type === 'json_schema' ? 'json' : plan.kind);
 
   const block =
     plan.kind === 'tool'
-      ? { type: 'tool_use', id: id('toolu'), name: tool, input: { command: plan.command, description: `Run ${plan.command}` } }
+      ? plan.mcp
+        ? { type: 'tool_use', id: id('toolu'), name: plan.mcp.name, input: plan.mcp.input }
+        : { type: 'tool_use', id: id('toolu'), name: tool, input: { command: plan.command, description: `Run ${plan.command}` } }
       : { type: 'text', text: plan.text };
   const stopReason = plan.kind === 'tool' ? 'tool_use' : 'end_turn';
   const outTokens = roughTokens(plan.kind === 'tool' ? block.input : plan.text);
