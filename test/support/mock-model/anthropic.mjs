@@ -1,7 +1,7 @@
 // Anthropic Messages API: POST /v1/messages (SSE or JSON) and /v1/messages/count_tokens.
 
 import { openSse, sendJson, streamText } from './http.mjs';
-import { exampleFor, id, planTurn, roughTokens, stripInjected } from './script.mjs';
+import { exampleFor, id, mcpToolNamer, planTurn, roughTokens, stripInjected } from './script.mjs';
 
 /** The names of shell tools we drive, in order of preference. */
 const SHELL_TOOLS = ['Bash', 'bash'];
@@ -46,12 +46,6 @@ export function readAnthropicTurn(body) {
   return { userText, toolOutput };
 }
 
-/** The name under which the request offers MCP tool `tool` (Claude Code: `mcp__<server>__<tool>`), or null. */
-function mcpToolNamer(body) {
-  const names = (Array.isArray(body?.tools) ? body.tools : []).map((t) => t?.name).filter((n) => typeof n === 'string');
-  return (tool) => names.find((n) => n === tool || (n.startsWith('mcp__') && n.endsWith(`__${tool}`))) ?? null;
-}
-
 function shellToolName(body) {
   const names = new Set((Array.isArray(body?.tools) ? body.tools : []).map((t) => t?.name));
   return SHELL_TOOLS.find((n) => names.has(n)) ?? null;
@@ -82,7 +76,11 @@ export async function handleAnthropic(ctx) {
   const plan =
     format?.type === 'json_schema'
       ? { kind: 'text', text: JSON.stringify(exampleFor(format.schema)), waitMs: 0, slow: false }
-      : planTurn({ ...readAnthropicTurn(body), toolAvailable: tool !== null, mcpToolName: mcpToolNamer(body) });
+      : planTurn({
+          ...readAnthropicTurn(body),
+          toolAvailable: tool !== null,
+          mcpToolName: mcpToolNamer((Array.isArray(body?.tools) ? body.tools : []).map((t) => t?.name)),
+        });
   const model = body?.model ?? 'mock-model';
   const messageId = id('msg');
   ctx.note(format?.type === 'json_schema' ? 'json' : plan.kind);

@@ -63,6 +63,14 @@ export function planTurn({ userText, toolOutput = null, toolAvailable, mcpToolNa
   };
 }
 
+/**
+ * Maps an MCP tool to the name under which a request offers it, from the offered `names`:
+ * Claude Code and Codex call it `mcp__<server>__<tool>`, Gemini CLI `mcp_<server>_<tool>`.
+ */
+export function mcpToolNamer(names) {
+  return (tool) => names.find((n) => typeof n === 'string' && (n === tool || (n.startsWith('mcp_') && n.endsWith(`_${tool}`)))) ?? null;
+}
+
 /** Collapse runs of whitespace so the echoed text is one line. */
 function oneLine(text) {
   return String(text ?? '')
