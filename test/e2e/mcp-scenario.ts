@@ -24,15 +24,31 @@ import {
 } from './harness.js';
 
 /** How each CLI names an MCP server's tools in its model requests. */
-const TOOL_PREFIX: Partial<Record<Cli, string>> = { claude: 'mcp__synapse__', gemini: 'mcp_synapse_' };
+const TOOL_PREFIX: Partial<Record<Cli, string>> = { claude: 'mcp__synapse__', gemini: 'mcp_synapse_', codex: 'mcp__synapse__' };
 const TOOLS = ['bootstrap_agent', 'list_agents', 'send_message', 'reply', 'board_create', 'lock_file', 'memory_search', 'analyze_task'];
 
-/** The tool names a model request offers (Anthropic `tools[].name`, Gemini `tools[].functionDeclarations[].name`). */
+/**
+ * The tool names a model request offers: Anthropic `tools[].name`, Gemini
+ * `tools[].functionDeclarations[].name`, Responses (Codex) function tools, also inside a
+ * `namespace` (`<namespace>__<tool>`), and those its `tool_search` returned in the input.
+ */
 function toolNames(r: MockRequest): string[] {
-  const tools: any[] = Array.isArray(r.body?.tools) ? r.body.tools : [];
-  return tools
-    .flatMap((t) => [t.name, ...(Array.isArray(t.functionDeclarations) ? t.functionDeclarations.map((d: { name: string }) => d.name) : [])])
-    .filter(Boolean);
+  const names = (tools: unknown, namespace: string | null): string[] =>
+    (Array.isArray(tools) ? tools : []).flatMap((t: any) => [
+      ...(typeof t?.name === 'string' && t.type !== 'namespace' ? [namespace ? `${namespace}__${t.name}` : t.name] : []),
+      ...(Array.isArray(t?.functionDeclarations) ? t.functionDeclarations.map((d: { name: string }) => d.name) : []),
+      ...(t?.type === 'namespace' ? names(t.tools, t.name) : []),
+    ]);
+  const input: any[] = Array.isArray(r.body?.input) ? r.body.input : [];
+  return [...names(r.body?.tools, null), ...input.filter((i) => i?.type === 'tool_search_output').flatMap((i) => names(i.tools, null))];
+}
+
+/**
+ * Whether the request offers the Synapse tools: by name, or (Codex, which defers MCP tools behind
+ * its `tool_search`) as a deferred namespace listed to the model.
+ */
+function offersSynapse(r: MockRequest, prefix: string): boolean {
+  return toolNames(r).some((n) => n.startsWith(prefix)) || JSON.stringify(r.body?.input ?? '').includes('- mcp__synapse:');
 }
 
 export async function mcpRoundTripScenario(cli: Cli): Promise<void> {
@@ -66,7 +82,7 @@ export async function mcpRoundTripScenario(cli: Cli): Promise<void> {
       const last = modelTurns(mock)
         .filter((r) => turnOf(cli, r).userText.includes(probe))
         .at(-1);
-      return last !== undefined && toolNames(last).some((n) => n.startsWith(prefix));
+      return last !== undefined && offersSynapse(last, prefix);
     },
     60_000,
     'a model turn that offers the Synapse MCP tools',
@@ -78,11 +94,14 @@ export async function mcpRoundTripScenario(cli: Cli): Promise<void> {
   const done = await waitForState(sender, task.id, undefined, 90_000);
   expect(done.status).toBe('completed');
 
-  // The model request that asked offered the Synapse tools, under the CLI's names for them.
-  const asking = modelTurns(mock).find((r) => turnOf(cli, r).userText.includes('[[mcp: send_message'));
-  expect(asking, 'a model turn with the send_message directive').toBeTruthy();
+  // A model request of that turn offered the Synapse tools, under the CLI's names for them (Codex:
+  // the follow-up request after its tool_search, which the mock, as a model, made first).
+  const turns = modelTurns(mock).filter((r) => turnOf(cli, r).userText.includes('[[mcp: send_message'));
+  const asking = turns.find((r) => toolNames(r).includes(`${prefix}send_message`));
+  expect(asking, `a model turn of the directive offering send_message; offered: ${turns.map((r) => toolNames(r).join(', ')).join(' | ')}`).toBeTruthy();
   const offered = toolNames(asking!);
-  for (const tool of TOOLS) expect(offered, `tools offered: ${offered.join(', ')}`).toContain(`${prefix}${tool}`);
+  // Codex's tool_search returns the best matches only; the others offer every tool up front.
+  for (const tool of cli === 'codex' ? ['send_message'] : TOOLS) expect(offered, `tools offered: ${offered.join(', ')}`).toContain(`${prefix}${tool}`);
 
   // The receiver's CLI got the message framed with the sender's identity, and answered it.
   const asked = `A2A: [From: ${sender.agentId} (${sender.agentId})] [REPLY EXPECTED] ${question}`;

@@ -126,6 +126,23 @@ describe('OpenAI Responses', () => {
     parameters: { type: 'object', properties: { cmd: { type: 'string' }, sandbox_permissions: { type: 'string' }, justification: { type: 'string' } } },
   };
 
+  it('[[mcp: TOOL]] with the tool deferred: first a tool_search_call, then the call in the namespace the search returned', async () => {
+    const user = { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'go [[mcp: send_message {"target": "bob"}]]' }] };
+    const tools = [execTool, { type: 'tool_search' }];
+    const done = (text: string) => parseSse(text).find((e) => e.event === 'response.output_item.done')!.data.item;
+    const search = done((await post('/v1/responses', { stream: true, tools, input: [user] })).text);
+    expect(search).toMatchObject({ type: 'tool_search_call', execution: 'client', arguments: { query: 'send message' } });
+    const found = {
+      type: 'tool_search_output',
+      call_id: search.call_id,
+      execution: 'client',
+      tools: [{ type: 'namespace', name: 'mcp__synapse', tools: [{ type: 'function', name: 'send_message', parameters: {} }] }],
+    };
+    const call = done((await post('/v1/responses', { stream: true, tools, input: [user, search, found] })).text);
+    expect(call).toMatchObject({ type: 'function_call', name: 'send_message', namespace: 'mcp__synapse' });
+    expect(JSON.parse(call.arguments)).toEqual({ target: 'bob' });
+  });
+
   it('streams a text answer with the response.* event sequence', async () => {
     const events = parseSse(
       (await post('/v1/responses', { stream: true, input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'yo' }] }] })).text,

@@ -6,9 +6,9 @@
 //   [[escalate: CMD]]     -> the same, asking for a sandbox bypass where the CLI's tool allows it
 //   [[wait: N]]           -> wait N seconds, then stream the answer slowly (one delta per 200 ms)
 //   [[lines: N]]          -> append N numbered lines to the answer (long output, scrollback)
-//   [[mcp: TOOL {json}]]  -> call the MCP tool TOOL (the CLI's name for it, e.g. Claude Code's
-//                            mcp__synapse__TOOL) with the JSON arguments, where the wire format
-//                            supports it (Anthropic) and the request offers that tool
+//   [[mcp: TOOL {json}]]  -> call the MCP tool TOOL (under the CLI's name for it, e.g. Claude Code's
+//                            mcp__synapse__TOOL) with the JSON arguments, where the request offers
+//                            it (Anthropic, Gemini, Responses; Codex: after its tool_search)
 // After a tool result comes back the answer is `MOCK: tool said <first line of the tool output>`.
 
 const MARKER = 'MOCK:';
