@@ -80,6 +80,29 @@ describe('synapse mcp install', () => {
     expect(projectScope.stderr).toMatch(/--scope user/);
   });
 
+  it('claude --scope user: ~/.claude.json keeps its keys; a server of the local scope (projects[dir]) counts too', async () => {
+    const file = path.join(t.home, '.claude.json');
+    fs.writeFileSync(file, JSON.stringify({ hasCompletedOnboarding: true, projects: {} }));
+    expect(JSON.parse((await install('claude', { scope: 'user' })).stdout)).toMatchObject({ file, action: 'created', approved_in: null });
+    expect(readJson(file)).toMatchObject({ hasCompletedOnboarding: true, projects: {}, mcpServers: { synapse: { command: 'synapse' } } });
+    expect(fs.existsSync(path.join(project, '.claude'))).toBe(false);
+    fs.writeFileSync(file, JSON.stringify({ projects: { [project]: { mcpServers: { synapse: { command: 'synapse', args: ['mcp', 'serve'] } } } } }));
+    expect(hasSynapseMcpEntry('claude', project, t.env)).toBe(true);
+    expect(hasSynapseMcpEntry('claude', t.home, t.env)).toBe(false);
+  });
+
+  it('the start-up check reads Codex TOML as text: a quoted table name counts, a commented-out one does not', () => {
+    const file = path.join(t.home, '.codex', 'config.toml');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, '# [mcp_servers.synapse]\n[mcp_servers.synapse-old]\ncommand = "x"\n');
+    expect(hasSynapseMcpEntry('codex', project, t.env)).toBe(false);
+    fs.writeFileSync(file, '[mcp_servers."synapse"]\ncommand = "synapse"\n');
+    expect(hasSynapseMcpEntry('codex', project, t.env)).toBe(true);
+    fs.writeFileSync(file, '[mcp_servers.synapse.env]\nA = "1"\n');
+    expect(hasSynapseMcpEntry('codex', project, t.env)).toBe(true);
+    expect(hasSynapseMcpEntry('echo', project, t.env)).toBe(false);
+  });
+
   it('gemini: .gemini/settings.json in the project, or ~/.gemini with --scope user', async () => {
     const projectFile = path.join(project, '.gemini', 'settings.json');
     expect(JSON.parse((await install('gemini')).stdout)).toMatchObject({ file: projectFile, action: 'created' });
