@@ -64,12 +64,13 @@ export function registerMcpCommands(program: Command): void {
     .description("Add the Synapse MCP server to an agent CLI's MCP configuration (idempotent; other entries are kept)")
     .argument('<profile>', 'claude (.mcp.json), codex (~/.codex/config.toml) or gemini (.gemini/settings.json)')
     .addOption(new Option('--scope <scope>', 'project (claude, gemini) or user (~/.claude.json, ~/.gemini/settings.json, codex)').choices(['user', 'project']))
-    .option('--command <cmd>', 'how the CLI runs synapse (default "synapse"; e.g. "node /opt/synapse/bin/synapse.js")')
-    .option('--json', 'print {profile, scope, file, action, entry}')
+    .option('--command <cmd>', 'how the CLI runs synapse, split at spaces (default "synapse"; e.g. "node /opt/synapse/bin/synapse.js")')
+    .option('--json', 'print {profile, scope, file, action, entry, approved_in}')
     .addHelpText(
       'after',
       '\nWhen the entry is there, `synapse <profile>` skips typing the start-up instruction into the CLI:\n' +
-        'the agent learns Synapse from the MCP server (bootstrap_agent).\n\n' +
+        'the agent learns Synapse from the MCP server (bootstrap_agent). For Claude Code (project scope) the\n' +
+        'server is also approved in .claude/settings.local.json, so Claude does not stop to ask.\n\n' +
         'Examples:\n  synapse mcp install claude\n  synapse mcp install codex\n  synapse mcp install gemini --scope user --json',
     )
     .action(async (profile: string, flags: McpInstallFlags) => {
