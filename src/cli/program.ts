@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { requireCjs } from '../require-cjs.js';
 import { registerAgentCommands } from './commands/agents.js';
 import { registerExternalCommands } from './commands/external.js';
+import { registerMcpCommands } from './commands/mcp.js';
 import { registerMessagingCommands } from './commands/messaging.js';
 import { registerStoreCommands } from './commands/team-store.js';
 import { VERSION } from '../version.js';
@@ -37,6 +38,7 @@ export function buildProgram(profiles?: string): Command {
   registerMessagingCommands(program);
   registerStoreCommands(program);
   registerExternalCommands(program);
+  registerMcpCommands(program);
   return program;
 }
 

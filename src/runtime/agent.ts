@@ -3,6 +3,7 @@ import path from 'node:path';
 import { TERMINAL_STATES, type Task } from '../agent-api/task.js';
 import { iso, type Clock } from '../clock.js';
 import { renderStartupInstruction } from '../config/instructions.js';
+import { hasSynapseMcpEntry } from '../config/mcp-entry.js';
 import { agentStateDir, messageFileDir, replyDir, type Env } from '../config/paths.js';
 import type { Logger } from '../logger.js';
 import type { Profile } from '../profiles/types.js';
@@ -92,6 +93,13 @@ export interface EarlyStart {
 
 /** How many lines of the screen an exit report shows. */
 const EXIT_REPORT_LINES = 12;
+
+/** Why the CLI gets no start-up instruction typed in, or null when it does. */
+function startupSkip(profileId: string, cwd: string, env: Env): string | null {
+  if (env.SYNAPSE_SKIP_STARTUP_INSTRUCTION === '1') return 'SYNAPSE_SKIP_STARTUP_INSTRUCTION=1';
+  if (hasSynapseMcpEntry(profileId, cwd, env)) return `${profileId}'s MCP configuration starts the Synapse MCP server (bootstrap_agent)`;
+  return null;
+}
 
 /** `cli exited (code 42) during start-up; its last lines on screen:` and the lines, indented. */
 export function exitReport(exit: CliExit): string {
@@ -187,7 +195,7 @@ class Agent {
       tasks: this.tasks,
       delivery: this.delivery,
       resuming: opts.cliArgs.some((a) => profile.resumeFlags.includes(a) || profile.resumeFlags.some((flag) => a.startsWith(`${flag}=`))),
-      skip: env.SYNAPSE_SKIP_STARTUP_INSTRUCTION === '1',
+      skip: startupSkip(profile.id, opts.cwd, env),
       instruction: () => renderStartupInstruction(opts.cwd, { agent_id: identity.agentId, port: identity.port }),
       log: this.logger,
     });
