@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { SynapseError } from '../../errors.js';
 import { printJson, println, processIo, type CommandIo } from '../io.js';
 
@@ -63,7 +63,7 @@ export function registerMcpCommands(program: Command): void {
     .command('install')
     .description("Add the Synapse MCP server to an agent CLI's MCP configuration (idempotent; other entries are kept)")
     .argument('<profile>', 'claude (.mcp.json), codex (~/.codex/config.toml) or gemini (.gemini/settings.json)')
-    .addOption(new Option('--scope <scope>', 'project (claude, gemini) or user (~/.claude.json, ~/.gemini/settings.json, codex)').choices(['user', 'project']))
+    .addOption(program.createOption('--scope <scope>', 'project (claude, gemini) or user (~/.claude.json, ~/.gemini/settings.json, codex)').choices(['user', 'project']))
     .option('--command <cmd>', 'how the CLI runs synapse, split at spaces (default "synapse"; e.g. "node /opt/synapse/bin/synapse.js")')
     .option('--json', 'print {profile, scope, file, action, entry, approved_in}')
     .addHelpText(
