@@ -1,14 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../../src/server/app.js';
-import { AGENT_DB_MIGRATIONS } from '../../../src/store/agent-db-migrations.js';
-import { openDatabase, type Db } from '../../../src/store/sqlite.js';
-import { WebhookStore } from '../../../src/store/webhooks.js';
 import { tempHome } from '../../support/synapse.js';
-import { fakeRuntime, type FakeRuntime } from '../a2a/fake-runtime.js';
+import { appRoutes as registeredRoutes, type Route } from './test-app.js';
 
 /**
  * guides/api.md promises every route of the agent's app. The routes are listed from the real app
@@ -22,7 +17,7 @@ const API_MD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..
 const docPath = (url: string) => url.replace(/:([A-Za-z]+)/g, '{$1}').replace(/(.)\/$/, '$1');
 
 /** Every route as the guide writes it: `METHOD /path`; a route served for every method is `ANY`. */
-function appRoutes(routes: { method: string; url: string }[]): string[] {
+function asDocumented(routes: Route[]): string[] {
   const methods = new Map<string, Set<string>>();
   for (const r of routes) {
     if (r.method === 'HEAD') continue; // Fastify answers HEAD for every GET
@@ -60,37 +55,15 @@ function served(doc: string, routes: string[]): boolean {
 
 describe('guides/api.md names every route of the agent app', () => {
   const t = tempHome();
-  let rt: FakeRuntime;
-  let db: Db;
-  let app: FastifyInstance;
-  const registered: { method: string; url: string }[] = [];
+  let registered: Route[] = [];
 
   beforeAll(async () => {
-    const project = path.join(t.home, 'project');
-    fs.mkdirSync(project, { recursive: true });
-    rt = fakeRuntime({ port: 18_200 });
-    db = openDatabase(path.join(t.home, 'agent.db'), AGENT_DB_MIGRATIONS);
-    app = await buildApp({
-      api: rt.api,
-      displayName: 'Echo',
-      description: 'test',
-      workingDir: project,
-      agentId: 'synapse-echo-18200',
-      env: t.env,
-      webhooks: new WebhookStore(db),
-      onRoute: (r) => registered.push(r),
-    });
-    await app.ready();
+    registered = await registeredRoutes(t.home, t.env, 18_200);
   });
-  afterAll(async () => {
-    await app.close();
-    rt.close();
-    db.close();
-    t.cleanup();
-  });
+  afterAll(() => t.cleanup());
 
   it('documents each registered route with its method and path', () => {
-    const routes = appRoutes(registered);
+    const routes = asDocumented(registered);
     expect(routes.length).toBeGreaterThan(50);
     expect(routes).toContain('POST /tasks/send');
     expect(routes).toContain('ANY /a2a/rest/v1/*');
@@ -99,13 +72,13 @@ describe('guides/api.md names every route of the agent app', () => {
   });
 
   it('names no route the app does not serve', () => {
-    const routes = appRoutes(registered);
+    const routes = asDocumented(registered);
     const stale = documentedRoutes(fs.readFileSync(API_MD, 'utf8')).filter((d) => !(d.startsWith('ANY ') ? routes.includes(d) : served(d, routes)));
     expect(stale).toEqual([]);
   });
 
   it('would notice a missing route (the check itself works)', () => {
-    const routes = appRoutes(registered);
+    const routes = asDocumented(registered);
     const withoutSend = fs.readFileSync(API_MD, 'utf8').replaceAll('`POST /tasks/send`', 'POST /tasks/send');
     expect(routes.filter((r) => !new Set(documentedRoutes(withoutSend)).has(r))).toEqual(['POST /tasks/send']);
     expect(served('POST /a2a/rest/v1/tasks/{id}:cancel', routes)).toBe(true);
