@@ -44,7 +44,12 @@ export class AgentStatusModel extends EventEmitter {
   taskFinished(): void {
     this.doneUntil = this.clock.now() + DONE_HOLD_MS;
     this.clock.clearTimeout(this.doneTimer);
-    this.doneTimer = this.clock.setTimeout(() => this.recompute(), DONE_HOLD_MS);
+    this.doneTimer = this.clock.setTimeout(() => {
+      // Node's timers run on the monotonic clock and can fire a millisecond before Date.now()
+      // reaches doneUntil: the hold is over when the timer says so, or DONE would stay for good.
+      this.doneUntil = 0;
+      this.recompute();
+    }, DONE_HOLD_MS);
     this.recompute();
   }
 
