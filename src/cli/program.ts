@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerAgentCommands } from './commands/agents.js';
 import { registerExternalCommands } from './commands/external.js';
 import { registerMessagingCommands } from './commands/messaging.js';
+import { registerSettingsCommands } from './commands/settings.js';
 import { registerStoreCommands } from './commands/team-store.js';
 import { VERSION } from '../version.js';
 
@@ -33,6 +34,7 @@ export function buildProgram(profiles?: string): Command {
   registerMessagingCommands(program);
   registerStoreCommands(program);
   registerExternalCommands(program);
+  registerSettingsCommands(program);
   return program;
 }
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { TERMINAL_STATES, type Task } from '../agent-api/task.js';
 import { iso, type Clock } from '../clock.js';
 import { renderStartupInstruction } from '../config/instructions.js';
+import { loadSettings, type Settings } from '../config/settings.js';
 import { agentStateDir, messageFileDir, replyDir, type Env } from '../config/paths.js';
 import type { Logger } from '../logger.js';
 import type { Profile } from '../profiles/types.js';
@@ -32,6 +33,7 @@ import { StartupGate } from './startup-gate.js';
 import { TaskEvents } from './task-events.js';
 import { TaskManager } from './tasks.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { envSetting } from '../config/env-setting.js';
 
 export interface AgentOptions {
   profile: Profile;
@@ -44,6 +46,8 @@ export interface AgentOptions {
   cliArgs: string[];
   cwd: string;
   env: Env;
+  /** The merged settings (read from `cwd` and `env` when not given). */
+  settings?: Settings;
   clock?: Clock;
 }
 
@@ -187,8 +191,14 @@ class Agent {
       tasks: this.tasks,
       delivery: this.delivery,
       resuming: opts.cliArgs.some((a) => profile.resumeFlags.includes(a) || profile.resumeFlags.some((flag) => a.startsWith(`${flag}=`))),
-      skip: env.SYNAPSE_SKIP_STARTUP_INSTRUCTION === '1',
-      instruction: () => renderStartupInstruction(opts.cwd, { agent_id: identity.agentId, port: identity.port }),
+      skip: envSetting(env, 'SYNAPSE_SKIP_STARTUP_INSTRUCTION'),
+      instruction: () =>
+        renderStartupInstruction(profile.id, opts.settings ?? loadSettings(opts.cwd, env), opts.cwd, env, {
+          agent_id: identity.agentId,
+          port: identity.port,
+          name: opts.name ?? null,
+          role: opts.role ?? null,
+        }),
       log: this.logger,
     });
     this.liveOutput = new LiveOutput(this.session.screen, this.delivery, this.events, clock);
@@ -252,7 +262,8 @@ class Agent {
     this.session.tracker.on('change', (r: { status: 'READY' | 'PROCESSING' | 'WAITING' }) => this.presence.status.setScreen(r.status));
     this.delivery.on('submitted', (t: Task) => this.replies.delivered(t));
     this.delivery.on('busy', (busy: boolean) => this.presence.status.setTaskInFlight(busy));
-    if (env.SYNAPSE_SCREEN_TRACE) traceScreens(env.SYNAPSE_SCREEN_TRACE, this.session.screen, this.session.tracker, this.delivery);
+    const trace = envSetting(env, 'SYNAPSE_SCREEN_TRACE');
+    if (trace) traceScreens(trace, this.session.screen, this.session.tracker, this.delivery);
     this.presence.status.on('change', (next: string, prev: string) => {
       this.logger.info(`status ${prev} -> ${next}`);
       this.events.publish('status', { agent_id: identity.agentId, status: next, previous: prev, at: iso(clock.now()) });

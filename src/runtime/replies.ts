@@ -8,8 +8,6 @@ import type { ReplyEntry, ReplyStack } from '../registry/reply-stack.js';
 import type { Clock } from '../clock.js';
 import { textArtifact, type TaskManager } from './tasks.js';
 
-export const DEFAULT_REPLY_GRACE_MS = 5000;
-
 /** The original's error codes: a failed reply, and a turn that ended with no reply and no output. */
 const REPLY_FAILED = 'REPLY_FAILED';
 const MISSING_REPLY = 'MISSING_REPLY';

@@ -10,6 +10,7 @@ import { EarlyCli } from './early-cli.js';
 import { UserTerminal } from './passthrough.js';
 import { claimPort, portRange } from './port-claim.js';
 import type { AgentIdentity } from './presence.js';
+import { envSetting } from '../config/env-setting.js';
 
 const HEADLESS_SIZE = { cols: 120, rows: 40 };
 
@@ -44,7 +45,7 @@ function identityOf(opts: AgentOptions, port: number, host: string, clock: Clock
     endpoint: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     startedAt: iso(clock.now()),
     // A background agent's stdout is its log file (`synapse start`); a foreground one logs to a file.
-    logFile: opts.headless ? (opts.env.SYNAPSE_LOG_FILE ?? null) : path.join(logsDir(opts.env), `${agentId}.log`),
+    logFile: opts.headless ? (envSetting(opts.env, 'SYNAPSE_LOG_FILE') ?? null) : path.join(logsDir(opts.env), `${agentId}.log`),
     headless: opts.headless,
   };
 }

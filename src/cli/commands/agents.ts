@@ -97,7 +97,8 @@ Examples:
     .option('--json', 'print JSON (the running agents only)')
     .addHelpText(
       'after',
-      '\nColumns: ID, NAME, TYPE, ROLE, STATUS, CURRENT (task preview), PORT, WORKING_DIR\n' +
+      '\nColumns: ID, NAME, TYPE, ROLE, STATUS, CURRENT (task preview), PORT, EDITING_FILE, WORKING_DIR;\n' +
+        'choose and order them with settings list.columns (synapse config set list.columns ID,NAME,STATUS).\n' +
         'Below the table: agents whose CLI quit by itself, with its exit code and last line on screen.\n\n' +
         'Example:\n  synapse list --json | jq ".[].agent_id"',
     )
