@@ -48,6 +48,13 @@ export interface AgentOptions {
   env: Env;
   /** The merged settings (read from `cwd` and `env` when not given). */
   settings?: Settings;
+  /**
+   * Asked once the port is claimed, before the CLI is spawned (`approvalMode: required` on a
+   * terminal): `skip` starts without the start-up instruction; a throw stops the start.
+   */
+  approve?: (who: { agentId: string; port: number }) => Promise<'proceed' | 'skip'>;
+  /** No start-up instruction (answered `s` at the approval prompt). */
+  skipInstruction?: boolean;
   clock?: Clock;
 }
 
@@ -191,7 +198,7 @@ class Agent {
       tasks: this.tasks,
       delivery: this.delivery,
       resuming: opts.cliArgs.some((a) => profile.resumeFlags.includes(a) || profile.resumeFlags.some((flag) => a.startsWith(`${flag}=`))),
-      skip: envSetting(env, 'SYNAPSE_SKIP_STARTUP_INSTRUCTION'),
+      skip: opts.skipInstruction === true || envSetting(env, 'SYNAPSE_SKIP_STARTUP_INSTRUCTION'),
       instruction: () =>
         renderStartupInstruction(profile.id, opts.settings ?? loadSettings(opts.cwd, env), opts.cwd, env, {
           agent_id: identity.agentId,

@@ -71,6 +71,14 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     ...(opts.port !== undefined ? { port: opts.port } : {}),
   });
   const identity = identityOf(opts, claim.port, host, clock);
+  if (opts.approve) {
+    try {
+      if ((await opts.approve({ agentId: identity.agentId, port: identity.port })) === 'skip') opts = { ...opts, skipInstruction: true };
+    } catch (err) {
+      claim.server.close();
+      throw err;
+    }
+  }
   const size = opts.headless || !process.stdout.columns ? HEADLESS_SIZE : { cols: process.stdout.columns, rows: process.stdout.rows };
   // The profile's args, then the user's (a flag passed by both, once); the environment a person's
   // terminal would give it.

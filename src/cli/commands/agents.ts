@@ -36,9 +36,14 @@ export function registerAgentCommands(program: Command, profiles?: string): void
   addAgentOptions(program.command('run', { hidden: true }), profiles)
     .description('Run an agent CLI in this terminal (same as `synapse <profile>`)')
     .option('--headless', 'no user terminal: the CLI runs unseen, only the HTTP side is used')
+    .option('--no-setup', 'on a terminal, do not ask for a name and role (--name or --role skip it too)')
     .addHelpText(
       'after',
       `
+On a terminal, Synapse asks for the agent's name and role first, and with the setting
+approvalMode "required" shows "[Synapse] Agent: <id> | Port: <port>" and asks
+"Proceed? [Y/n/s(skip)]" (s = start without the start-up instruction). guides/settings.md.
+
 Examples:
   synapse claude                         wrap Claude Code in this terminal
   synapse claude --name reviewer --role "reviews every change"
