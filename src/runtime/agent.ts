@@ -4,6 +4,7 @@ import { TERMINAL_STATES, type Task } from '../agent-api/task.js';
 import { iso, type Clock } from '../clock.js';
 import { renderStartupInstruction } from '../config/instructions.js';
 import { loadSettings, type Settings } from '../config/settings.js';
+import { completionGate, gateIdle, QualityGates } from './hooks.js';
 import { agentStateDir, messageFileDir, replyDir, type Env } from '../config/paths.js';
 import type { Logger } from '../logger.js';
 import type { Profile } from '../profiles/types.js';
@@ -145,6 +146,8 @@ class Agent {
   private readonly session: CliSession;
   private readonly user: UserTerminal | null;
   private readonly presence: Presence;
+  private readonly settings: Settings;
+  private readonly gates: QualityGates;
   private readonly replies: ReplyCoordinator;
   private readonly delivery: DeliveryLoop;
   private readonly gate: StartupGate;
@@ -184,6 +187,8 @@ class Agent {
     this.user = f.user;
     this.user?.bind(this.session);
     this.presence = new Presence(identity, registry, clock, this.logger);
+    this.settings = opts.settings ?? loadSettings(opts.cwd, env);
+    this.gates = new QualityGates({ hooks: this.settings.hooks, env, cwd: opts.cwd, agentId: identity.agentId, log });
     this.replies = new ReplyCoordinator({
       tasks: this.tasks,
       stack: new ReplyStack(replyDir(env), identity.agentId),
@@ -191,6 +196,7 @@ class Agent {
       graceMs: f.settings.replyGraceMs,
       self: () => this.presence.entry(),
       log,
+      beforeComplete: completionGate(this.gates),
     });
     this.delivery = this.buildDelivery();
     this.gate = new StartupGate({
@@ -200,7 +206,7 @@ class Agent {
       resuming: opts.cliArgs.some((a) => profile.resumeFlags.includes(a) || profile.resumeFlags.some((flag) => a.startsWith(`${flag}=`))),
       skip: opts.skipInstruction === true || envSetting(env, 'SYNAPSE_SKIP_STARTUP_INSTRUCTION'),
       instruction: () =>
-        renderStartupInstruction(profile.id, opts.settings ?? loadSettings(opts.cwd, env), opts.cwd, env, {
+        renderStartupInstruction(profile.id, this.settings, opts.cwd, env, {
           agent_id: identity.agentId,
           port: identity.port,
           name: opts.name ?? null,
@@ -266,6 +272,7 @@ class Agent {
     const { env, cwd } = this.opts;
     // Compound signal: a quiet screen is not idle while a task runs or files are locked.
     this.session.protectWhile(() => this.delivery.busy || locksHeldOrUnknown(cwd, identity.agentId, env));
+    gateIdle(this.gates, this.session.tracker, this.presence.status, (m) => this.logger.warn(m));
     this.session.tracker.on('change', (r: { status: 'READY' | 'PROCESSING' | 'WAITING' }) => this.presence.status.setScreen(r.status));
     this.delivery.on('submitted', (t: Task) => this.replies.delivered(t));
     this.delivery.on('busy', (busy: boolean) => this.presence.status.setTaskInFlight(busy));
