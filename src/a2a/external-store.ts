@@ -27,7 +27,7 @@ export interface ExternalAgent {
 }
 
 /** `~/.a2a/external`, or `SYNAPSE_EXTERNAL_DIR`. */
-export function externalDir(env: Env = process.env): string {
+export function externalDir(env: Env): string {
   const dir = envSetting(env, 'SYNAPSE_EXTERNAL_DIR');
   if (dir) return dir;
   const home = env.HOME && env.HOME.length > 0 ? env.HOME : os.homedir();

@@ -128,11 +128,30 @@ export const ENV_VARS = {
     kind: 'text',
     defaultText: '(set by synapse)',
     setBySynapse: true,
-    description: 'The agent a command runs as (send, reply, claim, memory save).',
+    description: 'The agent a command runs as (send, reply, claim, memory save); set for the wrapped CLI.',
   },
   SYNAPSE_AGENT_NAME: { kind: 'text', defaultText: '(none)', description: 'A name to act as when SYNAPSE_AGENT_ID is unset.' },
-  SYNAPSE_AGENT_TYPE: { kind: 'text', defaultText: '(set by synapse)', setBySynapse: true, description: 'The profile of the wrapped CLI.' },
-  SYNAPSE_PORT: { kind: 'number', integer: true, min: 1, max: 65535, setBySynapse: true, description: "The wrapping agent's HTTP port." },
+  SYNAPSE_AGENT_TYPE: { kind: 'text', defaultText: '(set by synapse)', setBySynapse: true, description: 'The profile of the wrapped CLI; set for it.' },
+  SYNAPSE_HOOK: {
+    kind: 'text',
+    defaultText: '(set by synapse)',
+    setBySynapse: true,
+    description: 'For a settings hook: which one runs (on_idle, on_task_completed).',
+  },
+  SYNAPSE_TASK_ID: {
+    kind: 'text',
+    defaultText: '(set by synapse)',
+    setBySynapse: true,
+    description: 'For hooks.on_task_completed: the task about to complete.',
+  },
+  SYNAPSE_PORT: {
+    kind: 'number',
+    integer: true,
+    min: 1,
+    max: 65535,
+    setBySynapse: true,
+    description: "The wrapping agent's HTTP port; set for the wrapped CLI.",
+  },
 } as const satisfies Record<string, EnvVarSpec>;
 
 export type EnvVarName = keyof typeof ENV_VARS;

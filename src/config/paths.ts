@@ -10,21 +10,21 @@ function home(env: Env): string {
 }
 
 /** `~/.a2a/registry`, or `SYNAPSE_REGISTRY_DIR`. One JSON file per running agent. */
-export function registryDir(env: Env = process.env): string {
+export function registryDir(env: Env): string {
   return envSetting(env, 'SYNAPSE_REGISTRY_DIR') ?? path.join(home(env), '.a2a', 'registry');
 }
 
 /** `~/.synapse`: per-user state (logs, agent task databases, history). */
-export function synapseHome(env: Env = process.env): string {
+export function synapseHome(env: Env): string {
   return envSetting(env, 'SYNAPSE_HOME') ?? path.join(home(env), '.synapse');
 }
 
-export function logsDir(env: Env = process.env): string {
+export function logsDir(env: Env): string {
   return envSetting(env, 'SYNAPSE_LOG_DIR') ?? path.join(synapseHome(env), 'logs');
 }
 
 /** Each agent keeps its tasks and inbox in its own SQLite file here, so they outlive a restart. */
-export function agentStateDir(env: Env = process.env): string {
+export function agentStateDir(env: Env): string {
   return envSetting(env, 'SYNAPSE_STATE_DIR') ?? path.join(synapseHome(env), 'agents');
 }
 
@@ -33,17 +33,17 @@ export function agentStateDir(env: Env = process.env): string {
  * lines of its screen), for `synapse start`, `list` and `logs`. Not in the registry directory:
  * that one is shared with the original Synapse, which reads every file there as an agent.
  */
-export function exitRecordDir(env: Env = process.env): string {
+export function exitRecordDir(env: Env): string {
   return path.join(synapseHome(env), 'exited');
 }
 
 /** `~/.a2a/reply`, or `SYNAPSE_REPLY_TARGET_DIR`: each agent's stack of senders awaiting an answer. */
-export function replyDir(env: Env = process.env): string {
+export function replyDir(env: Env): string {
   return envSetting(env, 'SYNAPSE_REPLY_TARGET_DIR') ?? path.join(home(env), '.a2a', 'reply');
 }
 
 /** Per-user temp dir for long messages handed to a CLI as a file. */
-export function messageFileDir(env: Env = process.env): string {
+export function messageFileDir(env: Env): string {
   const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
   return envSetting(env, 'SYNAPSE_MESSAGE_DIR') ?? path.join(env.TMPDIR || os.tmpdir(), `synapse-${uid}`, 'messages');
 }

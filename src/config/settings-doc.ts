@@ -37,7 +37,7 @@ export function settingsDocTables(): string {
   );
   const vars = Object.entries(ENV_VARS).map(([name, spec]: [string, EnvVarSpec]) => {
     const shown = name === 'SYNAPSE_PORT_RANGE_' ? 'SYNAPSE_PORT_RANGE_<TYPE>' : name;
-    return `| ${code(shown)} | ${cell(envType(spec))} | ${cell(envDefault(spec))} | ${cell(spec.description)}${spec.setBySynapse ? ' Set by Synapse for the wrapped CLI.' : ''} |`;
+    return `| ${code(shown)} | ${cell(envType(spec))} | ${cell(envDefault(spec))} | ${cell(spec.description)}${spec.setBySynapse ? ' Set by Synapse (not a setting).' : ''} |`;
   });
   return [
     DOC_BEGIN,

@@ -63,6 +63,7 @@ function checkSettingsFile(file: string, scope: Scope, value: unknown): Settings
     const spec = envVarSpec(name);
     if (KEY_VARS.has(name)) throw bad(file, `env.${name}`, `overrides ${KEY_VARS.get(name)}: set ${KEY_VARS.get(name)} in the file instead`);
     if (!spec) throw bad(file, `env.${name}`, 'is not a Synapse variable (see guides/settings.md)');
+    if (spec.setBySynapse) throw bad(file, `env.${name}`, 'is set by Synapse itself (for the CLIs and hooks it runs), not in a settings file');
     if (scope !== 'user' && USER_ONLY_VARS.has(name))
       throw bad(file, `env.${name}`, 'may be set only in the user settings (~/.synapse/settings.json) or the environment');
     try {

@@ -99,6 +99,11 @@ describe('schema errors name the file, the key and the expected type', () => {
     );
   });
 
+  it('a variable Synapse sets itself may not be set in a file', () => {
+    write(localFile(), { env: { SYNAPSE_AGENT_ID: 'synapse-claude-8100' } });
+    expect(() => loadSettings(project, env())).toThrow('env.SYNAPSE_AGENT_ID is set by Synapse itself');
+  });
+
   it('a project file may not trust its own hooks', () => {
     write(projectFile(), { env: { SYNAPSE_TRUST_PROJECT_HOOKS: '1' } });
     expect(() => loadSettings(project, env())).toThrow('env.SYNAPSE_TRUST_PROJECT_HOOKS may be set only in the user settings');
