@@ -5,6 +5,7 @@ import { registerAgentCommands } from './commands/agents.js';
 import { registerExternalCommands } from './commands/external.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMessagingCommands } from './commands/messaging.js';
+import { registerSettingsCommands } from './commands/settings.js';
 import { registerStoreCommands } from './commands/team-store.js';
 import { VERSION } from '../version.js';
 
@@ -39,6 +40,7 @@ export function buildProgram(profiles?: string): Command {
   registerStoreCommands(program);
   registerExternalCommands(program);
   registerMcpCommands(program);
+  registerSettingsCommands(program);
   return program;
 }
 

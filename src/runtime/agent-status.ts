@@ -16,6 +16,8 @@ export class AgentStatusModel extends EventEmitter {
   private doneUntil = 0;
   private doneTimer: NodeJS.Timeout | undefined;
   private exited = false;
+  /** False while `hooks.on_idle` runs or after it failed: the agent is not reported READY. */
+  private idleGateOpen = true;
   status: AgentStatus = 'STARTING';
   updatedAt: number;
 
@@ -53,6 +55,11 @@ export class AgentStatusModel extends EventEmitter {
     this.recompute();
   }
 
+  setIdleGate(open: boolean): void {
+    this.idleGateOpen = open;
+    this.recompute();
+  }
+
   setExited(): void {
     this.exited = true;
     this.clock.clearTimeout(this.doneTimer);
@@ -63,7 +70,7 @@ export class AgentStatusModel extends EventEmitter {
     if (this.exited) return 'EXITED';
     if (!this.seenReady) return 'STARTING';
     if (this.screen === 'WAITING') return 'WAITING';
-    if (this.screen === 'PROCESSING' || this.taskInFlight) return 'PROCESSING';
+    if (this.screen === 'PROCESSING' || this.taskInFlight || !this.idleGateOpen) return 'PROCESSING';
     if (this.clock.now() < this.doneUntil) return 'DONE';
     return 'READY';
   }

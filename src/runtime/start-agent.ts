@@ -11,6 +11,7 @@ import { UserTerminal } from './passthrough.js';
 import { requireCjs } from '../require-cjs.js';
 import { claimPort, portRange } from './port-claim.js';
 import type { AgentIdentity } from './presence.js';
+import { envSetting } from '../config/env-setting.js';
 
 const HEADLESS_SIZE = { cols: 120, rows: 40 };
 
@@ -40,7 +41,7 @@ function identityOf(opts: AgentOptions, port: number, host: string, clock: Clock
     endpoint: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     startedAt: iso(clock.now()),
     // A background agent's stdout is its log file (`synapse start`); a foreground one logs to a file.
-    logFile: opts.headless ? (opts.env.SYNAPSE_LOG_FILE ?? null) : path.join(logsDir(opts.env), `${agentId}.log`),
+    logFile: opts.headless ? (envSetting(opts.env, 'SYNAPSE_LOG_FILE') ?? null) : path.join(logsDir(opts.env), `${agentId}.log`),
     headless: opts.headless,
   };
 }
@@ -66,6 +67,14 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     ...(opts.port !== undefined ? { port: opts.port } : {}),
   });
   const identity = identityOf(opts, claim.port, host, clock);
+  if (opts.approve) {
+    try {
+      if ((await opts.approve({ agentId: identity.agentId, port: identity.port })) === 'skip') opts = { ...opts, skipInstruction: true };
+    } catch (err) {
+      claim.server.close();
+      throw err;
+    }
+  }
   const size = opts.headless || !process.stdout.columns ? HEADLESS_SIZE : { cols: process.stdout.columns, rows: process.stdout.rows };
   // The profile's args, then the user's (a flag passed by both, once); the environment a person's
   // terminal would give it.

@@ -28,7 +28,7 @@ async function withHistory<T>(io: CommandIo, fn: (h: HistoryStore) => T | Promis
 async function noteIfDisabled(io: CommandIo): Promise<void> {
   const { historyEnabled } = await import('../../store/history.js');
   if (!historyEnabled(io.env))
-    io.err(`note: history recording is off (SYNAPSE_HISTORY_ENABLED=${io.env.SYNAPSE_HISTORY_ENABLED}); agents record nothing new\n`);
+    io.err(`note: history recording is off (SYNAPSE_HISTORY_ENABLED=${io.env.SYNAPSE_HISTORY_ENABLED ?? ''}); agents record nothing new\n`);
 }
 
 function positiveNumber(value: string, what: string): number {

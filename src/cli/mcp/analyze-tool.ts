@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { envSetting } from '../../config/env-setting.js';
 import { loadSuggestConfig, suggestConfigFile } from '../../config/suggest.js';
 import { analyzeTask } from './analyze-task.js';
 import { errorResult, jsonResult, type CallContext } from './command-call.js';
@@ -33,7 +34,7 @@ export function registerAnalyzeTool(server: McpServer, ctx: CallContext): void {
       },
     },
     async (a) => {
-      const cwd = ctx.env.SYNAPSE_PROJECT_DIR || ctx.cwd;
+      const cwd = envSetting(ctx.env, 'SYNAPSE_PROJECT_DIR') ?? ctx.cwd;
       const file = suggestConfigFile(cwd, ctx.env);
       try {
         const config = await loadSuggestConfig(file);

@@ -1,6 +1,7 @@
 import { requestJson } from '../../a2a/http-json.js';
 import { renderStartupInstruction } from '../../config/instructions.js';
-import { loadSettings } from '../../config/settings.js';
+import { envSetting } from '../../config/env-setting.js';
+import { loadSettings, resolveSettings } from '../../config/settings.js';
 import type { RegistryEntry } from '../../registry/entry.js';
 import { liveAgents } from '../../registry/lookup.js';
 import { resolveSender } from '../../registry/sender.js';
@@ -26,12 +27,18 @@ export function whoAmI(ctx: CallContext): Self {
 
 /** The start-up instruction this agent is (or would be) given in its terminal. */
 export function instructionsFor(ctx: CallContext, self: Self): string {
-  const port = self.entry?.port ?? Number(ctx.env.SYNAPSE_PORT ?? 0);
-  return renderStartupInstruction(self.entry?.working_dir ?? ctx.cwd, { agent_id: self.id ?? 'unknown', port });
+  const cwd = self.entry?.working_dir ?? ctx.cwd;
+  return renderStartupInstruction(self.entry?.agent_type ?? 'default', loadSettings(cwd, ctx.env), cwd, ctx.env, {
+    agent_id: self.id ?? 'unknown',
+    port: self.entry?.port ?? envSetting(ctx.env, 'SYNAPSE_PORT') ?? 0,
+    name: self.entry?.name ?? null,
+    role: self.entry?.role ?? null,
+  });
 }
 
+/** The merged settings and where each value came from (what `synapse config show --json` prints). */
 export function settingsFor(ctx: CallContext, self: Self): unknown {
-  return loadSettings(self.entry?.working_dir ?? ctx.cwd, ctx.env);
+  return resolveSettings(self.entry?.working_dir ?? ctx.cwd, ctx.env);
 }
 
 /** The agent card as the agent itself serves it (`/.well-known/agent.json`). */
