@@ -63,7 +63,9 @@ export function registerMcpCommands(program: Command): void {
     .command('install')
     .description("Add the Synapse MCP server to an agent CLI's MCP configuration (idempotent; other entries are kept)")
     .argument('<profile>', 'claude (.mcp.json), codex (~/.codex/config.toml) or gemini (.gemini/settings.json)')
-    .addOption(program.createOption('--scope <scope>', 'project (claude, gemini) or user (~/.claude.json, ~/.gemini/settings.json, codex)').choices(['user', 'project']))
+    .addOption(
+      program.createOption('--scope <scope>', 'project (claude, gemini) or user (~/.claude.json, ~/.gemini/settings.json, codex)').choices(['user', 'project']),
+    )
     .option('--command <cmd>', 'how the CLI runs synapse, split at spaces (default "synapse"; e.g. "node /opt/synapse/bin/synapse.js")')
     .option('--json', 'print {profile, scope, file, action, entry, approved_in}')
     .addHelpText(
