@@ -34,6 +34,22 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
   },
   {
+    // CommonJS packages load with requireCjs (src/require-cjs.ts says why); types still import.
+    files: ['src/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: ['commander', 'fastify', 'pino', '@xterm/headless', 'better-sqlite3', 'node-pty'].map((name) => ({
+            name,
+            allowTypeImports: true,
+            message: `load ${name} with requireCjs (src/require-cjs.ts): an ESM import parses it twice`,
+          })),
+        },
+      ],
+    },
+  },
+  {
     // Tests poke at untyped JSON from real HTTP responses; `any` there is the point.
     files: ['test/**/*.ts'],
     rules: {

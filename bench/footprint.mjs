@@ -158,7 +158,7 @@ function inPty(argv, t0) {
 /** `synapse echo` in a PTY (the foreground mode): milestones and the CLI's first output. */
 async function startForeground(port) {
   const t0 = performance.now();
-  const run = inPty(['--max-semi-space-size=1', BIN, 'echo', '--port', String(port)], t0);
+  const run = inPty(['--max-semi-space-size=1', BIN, 'echo', '--port', String(port), '--no-setup'], t0);
   const m = await milestones(t0, port, run.isDead);
   const prompt = await Promise.race([run.prompt, sleep(5000).then(() => NaN)]);
   run.p.kill('SIGTERM');

@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 // Each module's exports named *Schema become <module>.generated.json beside it.
-const modules = ['server/schemas.js', 'server/team-store-schemas.js', 'server/webhook-schemas.js'];
+const modules = ['server/schemas.js', 'server/team-store-schemas.js', 'server/webhook-schemas.js', 'config/schema.js'];
 let count = 0;
 for (const rel of modules) {
   const file = path.join(dist, rel);

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SynapseError } from '../errors.js';
 import { readDirNames, readJsonFile } from '../json-file.js';
+import { envSetting } from '../config/env-setting.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -26,8 +27,9 @@ export interface ExternalAgent {
 }
 
 /** `~/.a2a/external`, or `SYNAPSE_EXTERNAL_DIR`. */
-export function externalDir(env: Env = process.env): string {
-  if (env.SYNAPSE_EXTERNAL_DIR) return env.SYNAPSE_EXTERNAL_DIR;
+export function externalDir(env: Env): string {
+  const dir = envSetting(env, 'SYNAPSE_EXTERNAL_DIR');
+  if (dir) return dir;
   const home = env.HOME && env.HOME.length > 0 ? env.HOME : os.homedir();
   return path.join(home, '.a2a', 'external');
 }

@@ -1,3 +1,5 @@
+import { effectiveEnv } from '../config/settings.js';
+
 /**
  * What a command needs from the process that runs it. Every command is a function of its
  * arguments, its options and a `CommandIo`; commander only parses and calls it. `processIo()`
@@ -23,10 +25,15 @@ export interface CommandIo {
   readonly parentPid: number;
 }
 
-/** The running process as a `CommandIo`. Streams are touched only when a command uses them. */
-export function processIo(): CommandIo {
+/**
+ * The running process as a `CommandIo`. Streams are touched only when a command uses them.
+ * `env` is the effective environment: the settings files' `env` blocks under the process's (a bad
+ * settings file stops the command with an error naming it); `rawEnv` skips the files, for the
+ * commands that repair them (`config`, `init`, `reset`).
+ */
+export function processIo(opts: { rawEnv?: boolean } = {}): CommandIo {
   return {
-    env: process.env,
+    env: opts.rawEnv ? process.env : effectiveEnv(process.cwd(), process.env),
     cwd: process.cwd(),
     out: (text) => void process.stdout.write(text),
     err: (text) => void process.stderr.write(text),

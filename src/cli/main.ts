@@ -1,10 +1,12 @@
 import { DETACHED_AGENT } from './detached.js';
 import { exitFor } from './exit.js';
 import { processIo } from './io.js';
+import type * as Commander from 'commander';
+import { requireCjs } from '../require-cjs.js';
 
 /** Commander and the command declarations load only here: a background agent never needs them. */
 async function runProgram(argv: string[]): Promise<void> {
-  const { CommanderError } = await import('commander');
+  const { CommanderError } = requireCjs('commander') as typeof Commander;
   const { buildProgram, withDefaultRun } = await import('./program.js');
   // Loading the profiles costs every command ~20 ms, so only a help request loads them up front.
   const wantsHelp = argv.slice(2).some((a) => a === '--help' || a === '-h' || a === 'help');

@@ -1,10 +1,16 @@
-import { Command } from 'commander';
+import type * as Commander from 'commander';
+import type { Command } from 'commander';
+import { requireCjs } from '../require-cjs.js';
 import { registerAgentCommands } from './commands/agents.js';
 import { registerExternalCommands } from './commands/external.js';
+import { registerMcpCommands } from './commands/mcp.js';
 import { registerMessagingCommands } from './commands/messaging.js';
 import { registerSkillCommands } from './commands/skills/register.js';
+import { registerSettingsCommands } from './commands/settings.js';
 import { registerStoreCommands } from './commands/team-store.js';
 import { VERSION } from '../version.js';
+
+const { Command: CommandClass } = requireCjs('commander') as typeof Commander;
 
 const EXIT_HELP = `
 Exit codes:
@@ -24,7 +30,7 @@ Examples:
 
 /** `profiles`: the shipped profiles, named in the help of `run` and `start`. */
 export function buildProgram(profiles?: string): Command {
-  const program = new Command('synapse')
+  const program = new CommandClass('synapse')
     .description('Run CLI coding agents as a peer-to-peer A2A team. `synapse <profile>` wraps a CLI in this terminal.')
     .version(VERSION, '-v, --version')
     .showHelpAfterError('(run with --help for usage)')
@@ -35,6 +41,8 @@ export function buildProgram(profiles?: string): Command {
   registerStoreCommands(program);
   registerExternalCommands(program);
   registerSkillCommands(program);
+  registerMcpCommands(program);
+  registerSettingsCommands(program);
   return program;
 }
 

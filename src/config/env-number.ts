@@ -1,5 +1,5 @@
 import { SynapseError } from '../errors.js';
-import type { Env } from './paths.js';
+import type { Env } from './env.js';
 
 export interface NumberRule {
   /** What the number counts, for the error message ("bytes", "seconds"); none for a bare number. */

@@ -1,5 +1,5 @@
 import { SynapseError } from '../errors.js';
-import type { Env } from './paths.js';
+import type { Env } from './env.js';
 
 /**
  * One web origin as a browser sends it in `Origin` (`https://host[:port]`, lower case, no

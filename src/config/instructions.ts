@@ -2,31 +2,106 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SynapseError } from '../errors.js';
+import { envSetting } from './env-setting.js';
+import { projectSynapseDir, synapseHome, type Env } from './paths.js';
+import type { Settings } from './settings.js';
 
-/** The templates shipped with the package (`<package>/.synapse/`). */
-const PACKAGE_TEMPLATE_DIR = fileURLToPath(new URL('../../.synapse/', import.meta.url));
+/** The templates shipped with the package (`<package>/templates/synapse/`), copied by `synapse init`. */
+export const PACKAGE_TEMPLATE_DIR = fileURLToPath(new URL('../../templates/synapse/', import.meta.url));
+
+/** One part of an agent's start-up instruction: a file (found in a scope) or inline text from the settings. */
+export interface InstructionPart {
+  /** What adds it: `instructions.<key>`, or the variable that appends it. */
+  reason: string;
+  /** The .md name, or null for inline text. */
+  name: string | null;
+  /** Where the file was found; null for inline text or a file found nowhere. */
+  file: string | null;
+  source: 'project' | 'user' | 'package' | 'inline' | 'missing';
+}
+
+export interface InstructionVars {
+  agent_id: string;
+  port: number;
+  name?: string | null;
+  role?: string | null;
+}
+
+const TRANSLATION =
+  'Learning mode, translation: restate each request in English in one line before you act on it, then answer in the language the user wrote in.';
+
+/** A `.md` name is looked up in the project's `.synapse/`, then `~/.synapse/`, then the shipped templates. */
+function locate(name: string, cwd: string, env: Env): Pick<InstructionPart, 'file' | 'source'> {
+  const scopes: [InstructionPart['source'], string][] = [
+    ['project', projectSynapseDir(cwd)],
+    ['user', synapseHome(env)],
+    ['package', PACKAGE_TEMPLATE_DIR],
+  ];
+  for (const [source, dir] of scopes) {
+    const file = path.join(dir, name);
+    if (fs.existsSync(file)) return { file, source };
+  }
+  return { file: null, source: 'missing' };
+}
 
 /**
- * The start-up instruction: `<project>/.synapse/default.md` when the project has one, else the
- * shipped template; `{{agent_id}}` and `{{port}}` are filled in. Newlines become spaces so the
- * CLI receives it as one message.
+ * The parts of a profile's start-up instruction, in order: `instructions.<profile>` (else
+ * `instructions.default`), then file-safety.md when `SYNAPSE_FILE_SAFETY_ENABLED` is set on
+ * explicitly, learning.md with `SYNAPSE_LEARNING_MODE_ENABLED` (or `_TRANSLATION`), proactive.md
+ * with `SYNAPSE_PROACTIVE_MODE_ENABLED`.
  */
-export function renderStartupInstruction(workingDir: string, vars: { agent_id: string; port: number }): string {
-  const candidates = [path.join(workingDir, '.synapse', 'default.md'), path.join(PACKAGE_TEMPLATE_DIR, 'default.md')];
-  let template = '';
-  for (const file of candidates) {
-    try {
-      template = fs.readFileSync(file, 'utf8');
-      break;
-    } catch (err) {
-      // Absent: the next candidate. Present but unreadable: say so rather than use another one.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
-        throw new SynapseError('invalid_input', `cannot read the start-up instruction ${file}: ${(err as Error).message}`, { file });
-    }
+export function instructionParts(profile: string, settings: Pick<Settings, 'instructions'>, cwd: string, env: Env): InstructionPart[] {
+  const key = settings.instructions[profile] ? profile : 'default';
+  const main = settings.instructions[key] ?? '';
+  const parts: InstructionPart[] = [];
+  const add = (reason: string, value: string) => {
+    if (value.trim() === '') return;
+    if (/\.md$/i.test(value.trim()) && !/\s/.test(value.trim())) parts.push({ reason, name: value.trim(), ...locate(value.trim(), cwd, env) });
+    else parts.push({ reason, name: null, file: null, source: 'inline' });
+  };
+  add(`instructions.${key}`, main);
+  if (env.SYNAPSE_FILE_SAFETY_ENABLED !== undefined && envSetting(env, 'SYNAPSE_FILE_SAFETY_ENABLED')) add('SYNAPSE_FILE_SAFETY_ENABLED', 'file-safety.md');
+  if (envSetting(env, 'SYNAPSE_LEARNING_MODE_ENABLED') || envSetting(env, 'SYNAPSE_LEARNING_MODE_TRANSLATION'))
+    add('SYNAPSE_LEARNING_MODE_ENABLED', 'learning.md');
+  if (envSetting(env, 'SYNAPSE_PROACTIVE_MODE_ENABLED')) add('SYNAPSE_PROACTIVE_MODE_ENABLED', 'proactive.md');
+  return parts;
+}
+
+function readPart(part: InstructionPart, settings: Pick<Settings, 'instructions'>): string {
+  if (part.source === 'inline') return settings.instructions[part.reason.slice('instructions.'.length)] ?? '';
+  if (part.file === null)
+    throw new SynapseError(
+      'invalid_input',
+      `the instruction file ${part.name} (${part.reason}) is in neither .synapse/, ~/.synapse/ nor the templates; run synapse init or fix the setting`,
+    );
+  try {
+    return fs.readFileSync(part.file, 'utf8');
+  } catch (err) {
+    throw new SynapseError('invalid_input', `cannot read the start-up instruction ${part.file}: ${(err as Error).message}`, { file: part.file });
   }
-  return template
-    .replace(/\{\{\s*agent_id\s*\}\}/g, vars.agent_id)
-    .replace(/\{\{\s*port\s*\}\}/g, String(vars.port))
+}
+
+/** Fills in `{{agent_id}}`, `{{port}}`, `{{name}}` (the agent id when unnamed) and `{{role}}`. */
+export function fillPlaceholders(text: string, vars: InstructionVars): string {
+  const values: Record<string, string> = {
+    agent_id: vars.agent_id,
+    port: String(vars.port),
+    name: vars.name || vars.agent_id,
+    role: vars.role || 'none given',
+  };
+  return text.replace(/\{\{\s*(agent_id|port|name|role)\s*\}\}/g, (_, key: string) => values[key] ?? '');
+}
+
+/** The whole instruction of a profile, parts separated by a blank line, placeholders filled in. */
+export function renderInstructions(profile: string, settings: Pick<Settings, 'instructions'>, cwd: string, env: Env, vars: InstructionVars): string {
+  const texts = instructionParts(profile, settings, cwd, env).map((p) => readPart(p, settings).trim());
+  if (envSetting(env, 'SYNAPSE_LEARNING_MODE_TRANSLATION')) texts.push(TRANSLATION);
+  return fillPlaceholders(texts.filter(Boolean).join('\n\n'), vars);
+}
+
+/** The start-up instruction as the CLI gets it: one message, newlines become spaces. */
+export function renderStartupInstruction(profile: string, settings: Pick<Settings, 'instructions'>, cwd: string, env: Env, vars: InstructionVars): string {
+  return renderInstructions(profile, settings, cwd, env, vars)
     .replace(/\s*\n\s*/g, ' ')
     .trim();
 }

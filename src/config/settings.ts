@@ -1,44 +1,125 @@
 import { SynapseError } from '../errors.js';
-import { readJsonFile } from '../json-file.js';
-import path from 'node:path';
-import { projectSynapseDir, synapseHome, type Env } from './paths.js';
+import { ENV_VARS, envVarSpec } from './env-vars.js';
+import type { Env } from './paths.js';
+import { APPROVAL_MODES, FLOWS, LIST_COLUMNS, type ApprovalMode, type Flow, type HookEvent, type ListColumn } from './keys.js';
+import type { SettingsFile } from './schema.js';
+import { readSettingsFile, SCOPES, type Scope } from './settings-file.js';
 
-type Flow = 'auto' | 'roundtrip' | 'oneway';
-
-export interface Settings {
-  a2a: { flow: Flow };
+/** Where a value came from: the default, a scope's file, or the environment. */
+export interface Origin {
+  source: 'default' | Scope | 'env';
+  /** The file, for a scope. */
+  file?: string;
 }
 
-const DEFAULTS: Settings = { a2a: { flow: 'auto' } };
-const FLOWS = new Set<Flow>(['auto', 'roundtrip', 'oneway']);
+interface Hook {
+  command: string;
+  scope: Scope;
+  file: string;
+}
 
-/** A settings file's object; null when the file is absent. A corrupt file is an error naming it. */
-function readJson(file: string): Record<string, unknown> | null {
-  const v = readJsonFile(file, 'settings file');
-  if (v === null) return null;
-  if (typeof v !== 'object' || Array.isArray(v))
-    throw new SynapseError('corrupt_file', `settings file ${file} must hold a JSON object; fix it or remove it`, { file });
-  return v as Record<string, unknown>;
+export interface Settings {
+  approvalMode: ApprovalMode;
+  a2a: { flow: Flow };
+  list: { columns: ListColumn[] };
+  /** `default` and per-profile instructions (a .md file name or the text). */
+  instructions: Record<string, string>;
+  hooks: Partial<Record<HookEvent, Hook>>;
+}
+
+export interface ResolvedSettings {
+  settings: Settings;
+  /** Every key with a value, flattened (`a2a.flow`, `env.SYNAPSE_HOME`), with its value and origin. */
+  entries: Map<string, { value: unknown; origin: Origin }>;
+  /** The effective environment: the files' `env` blocks (user < project < local), then the process's. */
+  env: Env;
+}
+
+const DEFAULTS: Settings = {
+  approvalMode: 'auto',
+  a2a: { flow: 'auto' },
+  list: { columns: [...LIST_COLUMNS] },
+  instructions: { default: 'default.md', gemini: 'gemini.md' },
+  hooks: {},
+};
+
+function fromVariable<T extends string>(env: Env, name: string, allowed: readonly T[]): T | undefined {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  if (!allowed.includes(raw as T)) throw new SynapseError('invalid_input', `${name} must be ${allowed.map((a) => `"${a}"`).join(' | ')}, got "${raw}"`);
+  return raw as T;
+}
+
+function columnsFromVariable(env: Env): ListColumn[] | undefined {
+  const raw = env.SYNAPSE_LIST_COLUMNS?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  return raw.split(',').map((c) => fromVariable({ c: c.trim().toUpperCase() }, 'c', LIST_COLUMNS) ?? 'ID');
 }
 
 /**
- * Settings in three scopes, later ones win: user (`~/.synapse/settings.json`), project
- * (`<project>/.synapse/settings.json`), local (`<project>/.synapse/settings.local.json`).
- * Unknown keys are ignored; a bad value keeps the default.
+ * The one merge: defaults < user (`~/.synapse/settings.json`) < project (`.synapse/settings.json`)
+ * < local (`.synapse/settings.local.json`) < environment variables, with where each value came
+ * from. Every file is checked against the schema: a bad one is an `invalid_input` error naming
+ * the file, the key and the expected type. `env` is the process environment.
  */
-export function loadSettings(cwd: string, env: Env): Settings {
+export function resolveSettings(cwd: string, env: Env): ResolvedSettings {
   const settings: Settings = structuredClone(DEFAULTS);
-  const files = [
-    path.join(synapseHome(env), 'settings.json'),
-    path.join(projectSynapseDir(cwd), 'settings.json'),
-    path.join(projectSynapseDir(cwd), 'settings.local.json'),
-  ];
-  for (const file of files) {
-    const a2a = readJson(file)?.a2a;
-    if (typeof a2a === 'object' && a2a !== null) {
-      const flow = (a2a as Record<string, unknown>).flow;
-      if (typeof flow === 'string' && FLOWS.has(flow as Flow)) settings.a2a.flow = flow as Flow;
-    }
+  const entries = new Map<string, { value: unknown; origin: Origin }>();
+  const set = (key: string, value: unknown, origin: Origin) => entries.set(key, { value, origin });
+  set('approvalMode', settings.approvalMode, { source: 'default' });
+  set('a2a.flow', settings.a2a.flow, { source: 'default' });
+  set('list.columns', settings.list.columns, { source: 'default' });
+  for (const [k, v] of Object.entries(settings.instructions)) set(`instructions.${k}`, v, { source: 'default' });
+  for (const [name, spec] of Object.entries(ENV_VARS))
+    if (spec.kind === 'number' && 'default' in spec) set(`env.${name}`, String(spec.default), { source: 'default' });
+    else if (spec.kind === 'flag') set(`env.${name}`, spec.default ? 'true' : 'false', { source: 'default' });
+
+  const fileEnv: Record<string, string> = {};
+  for (const scope of SCOPES) {
+    const read = readSettingsFile(scope, cwd, env);
+    if (!read) continue;
+    apply(settings, read.data, scope, read.file, fileEnv, set);
   }
-  return settings;
+
+  const approval = fromVariable(env, 'SYNAPSE_APPROVAL_MODE', APPROVAL_MODES);
+  if (approval) set('approvalMode', (settings.approvalMode = approval), { source: 'env' });
+  const flow = fromVariable(env, 'SYNAPSE_A2A_FLOW', FLOWS);
+  if (flow) set('a2a.flow', (settings.a2a.flow = flow), { source: 'env' });
+  const columns = columnsFromVariable(env);
+  if (columns) set('list.columns', (settings.list.columns = columns), { source: 'env' });
+  for (const [name, value] of Object.entries(env))
+    if (value !== undefined && envVarSpec(name) && !envVarSpec(name)?.setBySynapse) set(`env.${name}`, value, { source: 'env' });
+
+  return { settings, entries, env: { ...fileEnv, ...env } };
+}
+
+function apply(
+  settings: Settings,
+  data: SettingsFile,
+  scope: Scope,
+  file: string,
+  fileEnv: Record<string, string>,
+  set: (key: string, value: unknown, origin: Origin) => void,
+): void {
+  const origin: Origin = { source: scope, file };
+  if (data.approvalMode) set('approvalMode', (settings.approvalMode = data.approvalMode), origin);
+  if (data.a2a?.flow) set('a2a.flow', (settings.a2a.flow = data.a2a.flow), origin);
+  if (data.list?.columns) set('list.columns', (settings.list.columns = [...data.list.columns]), origin);
+  for (const [profile, value] of Object.entries(data.instructions ?? {})) set(`instructions.${profile}`, (settings.instructions[profile] = value), origin);
+  for (const [event, command] of Object.entries(data.hooks ?? {}) as [HookEvent, string][]) {
+    if (command.trim() === '') delete settings.hooks[event];
+    else settings.hooks[event] = { command, scope, file };
+    set(`hooks.${event}`, command, origin);
+  }
+  for (const [name, value] of Object.entries(data.env ?? {})) set(`env.${name}`, (fileEnv[name] = String(value)), origin);
+}
+
+/** The merged settings (see `resolveSettings`). */
+export function loadSettings(cwd: string, env: Env): Settings {
+  return resolveSettings(cwd, env).settings;
+}
+
+/** The environment every module reads `SYNAPSE_*` from: the settings files' `env` blocks under the process's. */
+export function effectiveEnv(cwd: string, env: Env): Env {
+  return resolveSettings(cwd, env).env;
 }

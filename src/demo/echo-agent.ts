@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { numberSetting } from '../config/env-number.js';
+import { envSetting } from '../config/env-setting.js';
 
 /**
  * The built-in echo agent: a tiny program that behaves like an agent CLI, so Synapse can be
@@ -51,7 +52,7 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
     startupMs: numberSetting(env, 'ECHO_STARTUP_MS', { default: 0, min: 0, unit: 'milliseconds' }),
     swallow: env.ECHO_SWALLOW === '1',
     autoReply: env.ECHO_AUTO_REPLY !== '0',
-    port: numberSetting(env, 'SYNAPSE_PORT', { integer: true, min: 1, max: 65535 }),
+    port: envSetting(env, 'SYNAPSE_PORT'),
     exitAtStart: numberSetting(env, 'ECHO_EXIT_AT_START', { integer: true, min: 0, max: 255 }),
   };
   for (let i = 0; i < argv.length; i++) {

@@ -2,6 +2,7 @@ import type { Env } from '../config/paths.js';
 import type { RegistryEntry } from './entry.js';
 import { readProcStat } from './proc-stat.js';
 import { findTarget } from './targets.js';
+import { envSetting } from '../config/env-setting.js';
 
 /** Parent pid of `pid` from /proc (Linux); null where /proc is missing or the pid is gone. */
 function parentPid(pid: number): number | null {
@@ -41,7 +42,7 @@ function named(live: RegistryEntry[], query: string, source: 'flag' | 'env'): Se
  */
 export function resolveSender(live: RegistryEntry[], opts: { from?: string; env: Env; pid?: number }): Sender {
   if (opts.from) return named(live, opts.from, 'flag');
-  const envId = opts.env.SYNAPSE_AGENT_ID;
+  const envId = envSetting(opts.env, 'SYNAPSE_AGENT_ID');
   if (envId) return named(live, envId, 'env');
   const pids = new Map(live.map((e) => [e.pid, e]));
   let pid: number | null = opts.pid ?? process.ppid;

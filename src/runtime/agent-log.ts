@@ -1,6 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { pino, type Logger as PinoLogger } from 'pino';
+import type * as Pino from 'pino';
+import type { Logger as PinoLogger } from 'pino';
+import { requireCjs } from '../require-cjs.js';
+
+const { pino } = requireCjs('pino') as typeof Pino;
 
 export interface AgentLog {
   logger: PinoLogger;

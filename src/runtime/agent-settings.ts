@@ -1,8 +1,5 @@
-import { numberSetting } from '../config/env-number.js';
-import { originListSetting } from '../config/env-origins.js';
+import { envSetting } from '../config/env-setting.js';
 import type { Env } from '../config/paths.js';
-import { DEFAULT_LONG_MESSAGE_THRESHOLD } from './framing.js';
-import { DEFAULT_REPLY_GRACE_MS } from './replies.js';
 import { webhookSettings } from './webhook-dispatcher.js';
 
 /** The agent's settings from the environment, typed. */
@@ -25,15 +22,10 @@ export interface AgentSettings {
 export function agentSettings(env: Env): AgentSettings {
   const webhooks = webhookSettings(env);
   return {
-    longMessageThreshold: numberSetting(env, 'SYNAPSE_LONG_MESSAGE_THRESHOLD', {
-      default: DEFAULT_LONG_MESSAGE_THRESHOLD,
-      integer: true,
-      min: 1,
-      unit: 'characters',
-    }),
-    replyGraceMs: numberSetting(env, 'SYNAPSE_REPLY_GRACE', { default: DEFAULT_REPLY_GRACE_MS / 1000, min: 0, unit: 'seconds' }) * 1000,
+    longMessageThreshold: envSetting(env, 'SYNAPSE_LONG_MESSAGE_THRESHOLD'),
+    replyGraceMs: envSetting(env, 'SYNAPSE_REPLY_GRACE') * 1000,
     webhookTimeoutMs: webhooks.timeoutMs,
     webhookMaxRetries: webhooks.maxRetries,
-    corsOrigins: originListSetting(env, 'SYNAPSE_CORS_ORIGINS'),
+    corsOrigins: envSetting(env, 'SYNAPSE_CORS_ORIGINS'),
   };
 }

@@ -16,6 +16,8 @@ export class AgentStatusModel extends EventEmitter {
   private doneUntil = 0;
   private doneTimer: NodeJS.Timeout | undefined;
   private exited = false;
+  /** False while `hooks.on_idle` runs or after it failed: the agent is not reported READY. */
+  private idleGateOpen = true;
   status: AgentStatus = 'STARTING';
   updatedAt: number;
 
@@ -44,7 +46,17 @@ export class AgentStatusModel extends EventEmitter {
   taskFinished(): void {
     this.doneUntil = this.clock.now() + DONE_HOLD_MS;
     this.clock.clearTimeout(this.doneTimer);
-    this.doneTimer = this.clock.setTimeout(() => this.recompute(), DONE_HOLD_MS);
+    this.doneTimer = this.clock.setTimeout(() => {
+      // Node's timers run on the monotonic clock and can fire a millisecond before Date.now()
+      // reaches doneUntil: the hold is over when the timer says so, or DONE would stay for good.
+      this.doneUntil = 0;
+      this.recompute();
+    }, DONE_HOLD_MS);
+    this.recompute();
+  }
+
+  setIdleGate(open: boolean): void {
+    this.idleGateOpen = open;
     this.recompute();
   }
 
@@ -58,7 +70,7 @@ export class AgentStatusModel extends EventEmitter {
     if (this.exited) return 'EXITED';
     if (!this.seenReady) return 'STARTING';
     if (this.screen === 'WAITING') return 'WAITING';
-    if (this.screen === 'PROCESSING' || this.taskInFlight) return 'PROCESSING';
+    if (this.screen === 'PROCESSING' || this.taskInFlight || !this.idleGateOpen) return 'PROCESSING';
     if (this.clock.now() < this.doneUntil) return 'DONE';
     return 'READY';
   }

@@ -3,6 +3,9 @@ import path from 'node:path';
 import { TERMINAL_STATES, type Task } from '../agent-api/task.js';
 import { iso, type Clock } from '../clock.js';
 import { renderStartupInstruction } from '../config/instructions.js';
+import { hasSynapseMcpEntry } from '../config/mcp-entry.js';
+import { loadSettings, type Settings } from '../config/settings.js';
+import { completionGate, gateIdle, QualityGates } from './hooks.js';
 import { agentStateDir, messageFileDir, replyDir, type Env } from '../config/paths.js';
 import type { Logger } from '../logger.js';
 import type { Profile } from '../profiles/types.js';
@@ -32,6 +35,7 @@ import { StartupGate } from './startup-gate.js';
 import { TaskEvents } from './task-events.js';
 import { TaskManager } from './tasks.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { envSetting } from '../config/env-setting.js';
 
 export interface AgentOptions {
   profile: Profile;
@@ -44,6 +48,15 @@ export interface AgentOptions {
   cliArgs: string[];
   cwd: string;
   env: Env;
+  /** The merged settings (read from `cwd` and `env` when not given). */
+  settings?: Settings;
+  /**
+   * Asked once the port is claimed, before the CLI is spawned (`approvalMode: required` on a
+   * terminal): `skip` starts without the start-up instruction; a throw stops the start.
+   */
+  approve?: (who: { agentId: string; port: number }) => Promise<'proceed' | 'skip'>;
+  /** No start-up instruction (answered `s` at the approval prompt). */
+  skipInstruction?: boolean;
   clock?: Clock;
 }
 
@@ -93,6 +106,14 @@ export interface EarlyStart {
 /** How many lines of the screen an exit report shows. */
 const EXIT_REPORT_LINES = 12;
 
+/** Why the CLI gets no start-up instruction typed in, or null when it does. */
+function startupSkip(profileId: string, cwd: string, env: Env, skippedAtApproval: boolean): string | null {
+  if (skippedAtApproval) return 'skipped at the start-up approval prompt';
+  if (envSetting(env, 'SYNAPSE_SKIP_STARTUP_INSTRUCTION')) return 'SYNAPSE_SKIP_STARTUP_INSTRUCTION is set';
+  if (hasSynapseMcpEntry(profileId, cwd, env)) return `${profileId}'s MCP configuration starts the Synapse MCP server (bootstrap_agent)`;
+  return null;
+}
+
 /** `cli exited (code 42) during start-up; its last lines on screen:` and the lines, indented. */
 export function exitReport(exit: CliExit): string {
   const head = `cli exited (code ${exit.exitCode}${exit.signal ? `, signal ${exit.signal}` : ''})${exit.duringStartup ? ' during start-up' : ''}`;
@@ -134,6 +155,8 @@ class Agent {
   private readonly session: CliSession;
   private readonly user: UserTerminal | null;
   private readonly presence: Presence;
+  private readonly settings: Settings;
+  private readonly gates: QualityGates;
   private readonly replies: ReplyCoordinator;
   private readonly delivery: DeliveryLoop;
   private readonly gate: StartupGate;
@@ -173,6 +196,8 @@ class Agent {
     this.user = f.user;
     this.user?.bind(this.session);
     this.presence = new Presence(identity, registry, clock, this.logger);
+    this.settings = opts.settings ?? loadSettings(opts.cwd, env);
+    this.gates = new QualityGates({ hooks: this.settings.hooks, env, cwd: opts.cwd, agentId: identity.agentId, log });
     this.replies = new ReplyCoordinator({
       tasks: this.tasks,
       stack: new ReplyStack(replyDir(env), identity.agentId),
@@ -180,6 +205,7 @@ class Agent {
       graceMs: f.settings.replyGraceMs,
       self: () => this.presence.entry(),
       log,
+      beforeComplete: completionGate(this.gates),
     });
     this.delivery = this.buildDelivery();
     this.gate = new StartupGate({
@@ -187,8 +213,14 @@ class Agent {
       tasks: this.tasks,
       delivery: this.delivery,
       resuming: opts.cliArgs.some((a) => profile.resumeFlags.includes(a) || profile.resumeFlags.some((flag) => a.startsWith(`${flag}=`))),
-      skip: env.SYNAPSE_SKIP_STARTUP_INSTRUCTION === '1',
-      instruction: () => renderStartupInstruction(opts.cwd, { agent_id: identity.agentId, port: identity.port }),
+      skip: startupSkip(profile.id, opts.cwd, env, opts.skipInstruction === true),
+      instruction: () =>
+        renderStartupInstruction(profile.id, this.settings, opts.cwd, env, {
+          agent_id: identity.agentId,
+          port: identity.port,
+          name: opts.name ?? null,
+          role: opts.role ?? null,
+        }),
       log: this.logger,
     });
     this.liveOutput = new LiveOutput(this.session.screen, this.delivery, this.events, clock);
@@ -249,10 +281,12 @@ class Agent {
     const { env, cwd } = this.opts;
     // Compound signal: a quiet screen is not idle while a task runs or files are locked.
     this.session.protectWhile(() => this.delivery.busy || locksHeldOrUnknown(cwd, identity.agentId, env));
+    gateIdle(this.gates, this.session.tracker, this.presence.status, (m) => this.logger.warn(m));
     this.session.tracker.on('change', (r: { status: 'READY' | 'PROCESSING' | 'WAITING' }) => this.presence.status.setScreen(r.status));
     this.delivery.on('submitted', (t: Task) => this.replies.delivered(t));
     this.delivery.on('busy', (busy: boolean) => this.presence.status.setTaskInFlight(busy));
-    if (env.SYNAPSE_SCREEN_TRACE) traceScreens(env.SYNAPSE_SCREEN_TRACE, this.session.screen, this.session.tracker, this.delivery);
+    const trace = envSetting(env, 'SYNAPSE_SCREEN_TRACE');
+    if (trace) traceScreens(trace, this.session.screen, this.session.tracker, this.delivery);
     this.presence.status.on('change', (next: string, prev: string) => {
       this.logger.info(`status ${prev} -> ${next}`);
       this.events.publish('status', { agent_id: identity.agentId, status: next, previous: prev, at: iso(clock.now()) });

@@ -3,7 +3,6 @@ import path from 'node:path';
 import { messageText, replyExpected, type Task } from '../agent-api/task.js';
 import { sanitizeLabel, sanitizePeerText } from './sanitize.js';
 
-export const DEFAULT_LONG_MESSAGE_THRESHOLD = 200;
 const MESSAGE_FILE_TTL_MS = 60 * 60 * 1000;
 
 export interface FramingOptions {

@@ -3,6 +3,7 @@ import { SynapseError } from '../errors.js';
 import type { Env } from '../config/paths.js';
 import type { Profile } from '../profiles/types.js';
 import type { FileRegistry } from '../registry/registry.js';
+import { portRangeSetting } from '../config/env-setting.js';
 
 const STARTING_BODY = JSON.stringify({ error: { code: 'agent_not_ready', message: 'the agent is starting' } });
 
@@ -72,10 +73,5 @@ export async function claimPort(opts: {
 
 /** The profile's range, or `SYNAPSE_PORT_RANGE_<TYPE>=first-last` (e.g. when 8100-8109 is taken). */
 export function portRange(profile: Profile, env: Env): { first: number; last: number } {
-  const raw = env[`SYNAPSE_PORT_RANGE_${profile.id.toUpperCase()}`];
-  const m = raw ? /^(\d+)-(\d+)$/.exec(raw.trim()) : null;
-  if (!m) return profile.ports;
-  const first = Number(m[1]);
-  const last = Number(m[2]);
-  return first >= 1 && last <= 65535 && first <= last ? { first, last } : profile.ports;
+  return portRangeSetting(env, profile.id) ?? profile.ports;
 }

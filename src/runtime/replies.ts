@@ -8,11 +8,11 @@ import type { ReplyEntry, ReplyStack } from '../registry/reply-stack.js';
 import type { Clock } from '../clock.js';
 import { textArtifact, type TaskManager } from './tasks.js';
 
-export const DEFAULT_REPLY_GRACE_MS = 5000;
-
 /** The original's error codes: a failed reply, and a turn that ended with no reply and no output. */
 const REPLY_FAILED = 'REPLY_FAILED';
 const MISSING_REPLY = 'MISSING_REPLY';
+/** The `on_task_completed` quality gate exited non-zero. */
+const HOOK_FAILED = 'HOOK_FAILED';
 
 /** Output that is only prompt noise (at most 3 characters, none a letter or digit) is no answer. */
 function isTrivialOutput(text: string): boolean {
@@ -39,6 +39,8 @@ export class ReplyCoordinator {
       graceMs: number;
       self: () => RegistryEntry;
       log: (msg: string) => void;
+      /** The `on_task_completed` quality gate: a failure fails the task with its output instead. */
+      beforeComplete?: (task: Task) => Promise<{ ok: boolean; exitCode: number | null; output: string } | null>;
     },
   ) {}
 
@@ -202,7 +204,18 @@ export class ReplyCoordinator {
     return current;
   }
 
-  private async finish(taskId: string, outcome: Outcome, source: 'reply' | 'output'): Promise<{ task: Task; forward: ForwardResult }> {
+  /** A completion passes the `on_task_completed` gate first; a failing gate fails the task with the command's output. */
+  private async gated(taskId: string, outcome: Outcome): Promise<Outcome> {
+    const task = this.deps.tasks.store.get(taskId);
+    if (outcome.status !== 'completed' || !this.deps.beforeComplete || !task || task.metadata.kind === 'bootstrap') return outcome;
+    const gate = await this.deps.beforeComplete(task);
+    if (!gate || gate.ok) return outcome;
+    const message = `hooks.on_task_completed failed (exit ${gate.exitCode ?? 'none'}): ${gate.output || '(no output)'}`;
+    return { status: 'failed', text: message, error: taskError(HOOK_FAILED, message, { exit_code: gate.exitCode, output: gate.output, answer: outcome.text }) };
+  }
+
+  private async finish(taskId: string, input: Outcome, source: 'reply' | 'output'): Promise<{ task: Task; forward: ForwardResult }> {
+    const outcome = await this.gated(taskId, input);
     const before = this.deps.tasks.store.get(taskId);
     const task = this.record(taskId, outcome, source);
     // An output that lost the race to an explicit reply changes nothing and tells nobody.

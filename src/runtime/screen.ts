@@ -1,6 +1,7 @@
-import xtermHeadless from '@xterm/headless';
+import type * as Xterm from '@xterm/headless';
+import { requireCjs } from '../require-cjs.js';
 
-const { Terminal } = xtermHeadless;
+const { Terminal } = requireCjs('@xterm/headless') as typeof Xterm;
 type HeadlessTerminal = InstanceType<typeof Terminal>;
 type Buffer = HeadlessTerminal['buffer']['active'];
 type Marker = NonNullable<ReturnType<HeadlessTerminal['registerMarker']>>;

@@ -9,8 +9,10 @@ import { agentSettings } from './agent-settings.js';
 import { cliEnv } from './cli-env.js';
 import { EarlyCli } from './early-cli.js';
 import { UserTerminal } from './passthrough.js';
+import { requireCjs } from '../require-cjs.js';
 import { claimPort, portRange } from './port-claim.js';
 import type { AgentIdentity } from './presence.js';
+import { envSetting } from '../config/env-setting.js';
 
 const HEADLESS_SIZE = { cols: 120, rows: 40 };
 
@@ -19,16 +21,11 @@ const HEADLESS_SIZE = { cols: 120, rows: 40 };
  * they are loaded one at a time with a turn of the loop between them: the CLI's output reaches
  * the person's terminal (and keys reach the CLI) between two of them, not only once all are in.
  */
-const HEAVY_MODULES: ReadonlyArray<() => Promise<unknown>> = [
-  () => import('fastify'),
-  () => import('@xterm/headless'),
-  () => import('pino'),
-  () => import('better-sqlite3'),
-];
+const HEAVY_MODULES = ['fastify', '@xterm/headless', 'pino', 'better-sqlite3'];
 
 async function loadInSlices(): Promise<void> {
-  for (const load of HEAVY_MODULES) {
-    await load();
+  for (const name of HEAVY_MODULES) {
+    requireCjs(name);
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
@@ -45,7 +42,7 @@ function identityOf(opts: AgentOptions, port: number, host: string, clock: Clock
     endpoint: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     startedAt: iso(clock.now()),
     // A background agent's stdout is its log file (`synapse start`); a foreground one logs to a file.
-    logFile: opts.headless ? (opts.env.SYNAPSE_LOG_FILE ?? null) : path.join(logsDir(opts.env), `${agentId}.log`),
+    logFile: opts.headless ? (envSetting(opts.env, 'SYNAPSE_LOG_FILE') ?? null) : path.join(logsDir(opts.env), `${agentId}.log`),
     headless: opts.headless,
   };
 }
@@ -71,6 +68,14 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     ...(opts.port !== undefined ? { port: opts.port } : {}),
   });
   const identity = identityOf(opts, claim.port, host, clock);
+  if (opts.approve) {
+    try {
+      if ((await opts.approve({ agentId: identity.agentId, port: identity.port })) === 'skip') opts = { ...opts, skipInstruction: true };
+    } catch (err) {
+      claim.server.close();
+      throw err;
+    }
+  }
   const size = opts.headless || !process.stdout.columns ? HEADLESS_SIZE : { cols: process.stdout.columns, rows: process.stdout.rows };
   // The profile's args, then the user's (a flag passed by both, once); the environment a person's
   // terminal would give it.

@@ -10,8 +10,8 @@ export interface StartupGateOptions {
   delivery: DeliveryLoop;
   /** The CLI resumes a session: it has had its instruction already. */
   resuming: boolean;
-  /** `SYNAPSE_SKIP_STARTUP_INSTRUCTION=1`. */
-  skip: boolean;
+  /** Why no start-up instruction is typed in (`SYNAPSE_SKIP_STARTUP_INSTRUCTION=1`, a Synapse MCP entry), or null. */
+  skip: string | null;
   /** The rendered start-up instruction ('' = none). */
   instruction: () => string;
   log: Logger;
@@ -65,8 +65,8 @@ export class StartupGate {
   private onScreen(r: ScreenReading): void {
     if (r.status !== 'READY' || this.bootstrapTaskId !== null || this.gateOpen) return;
     const { resuming, skip, tasks, delivery } = this.opts;
-    if (resuming || skip) {
-      this.open(resuming ? 'resumed session: no start-up instruction' : 'start-up instruction disabled');
+    if (resuming || skip !== null) {
+      this.open(resuming ? 'resumed session: no start-up instruction' : `no start-up instruction: ${skip}`);
       return;
     }
     let text: string;

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import type * as NodePty from 'node-pty';
 import type { IPty } from 'node-pty';
 import { SynapseError } from '../errors.js';
+import { requireCjs } from '../require-cjs.js';
 
 /** The PTY as the rest of the runtime sees it: bytes in, bytes out, size, exit. */
 export interface AgentTerminal {
@@ -56,8 +56,7 @@ export function spawnTerminal(opts: SpawnOptions): AgentTerminal {
     });
   }
   // node-pty is CommonJS with a native addon; load it only in the agent process.
-  const require = createRequire(import.meta.url);
-  const pty = require('node-pty') as typeof NodePty;
+  const pty = requireCjs('node-pty') as typeof NodePty;
   const proc: IPty = pty.spawn(resolved, opts.args, {
     name: 'xterm-256color',
     cols: opts.cols,

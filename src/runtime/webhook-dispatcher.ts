@@ -2,14 +2,12 @@ import { createHmac, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Task } from '../agent-api/task.js';
 import { webhookPayload } from '../agent-api/wire.js';
-import { numberSetting } from '../config/env-number.js';
+import { envSetting } from '../config/env-setting.js';
 import type { Env } from '../config/paths.js';
 import { redactUrl, webhookEventFor, type WebhookEvent, type WebhookStore, type WebhookTarget } from '../store/webhooks.js';
 import { VERSION } from '../version.js';
 import { systemClock, type Clock } from '../clock.js';
 
-const DEFAULT_WEBHOOK_TIMEOUT_S = 10;
-const DEFAULT_WEBHOOK_MAX_RETRIES = 3;
 /** Waits before retry 1, 2, 3; further retries keep doubling the last one. */
 const DEFAULT_BACKOFF_MS: readonly number[] = [1000, 2000, 4000];
 /** Enough of a failing response body to say why in the delivery log. */
@@ -51,8 +49,8 @@ function signatureFor(body: Buffer | string, secret: string): string {
 /** `SYNAPSE_WEBHOOK_TIMEOUT` (seconds, fractions allowed) and `SYNAPSE_WEBHOOK_MAX_RETRIES`. */
 export function webhookSettings(env: Env): { timeoutMs: number; maxRetries: number } {
   return {
-    timeoutMs: numberSetting(env, 'SYNAPSE_WEBHOOK_TIMEOUT', { default: DEFAULT_WEBHOOK_TIMEOUT_S, min: 0.001, unit: 'seconds' }) * 1000,
-    maxRetries: numberSetting(env, 'SYNAPSE_WEBHOOK_MAX_RETRIES', { default: DEFAULT_WEBHOOK_MAX_RETRIES, integer: true, min: 0, unit: 'retries' }),
+    timeoutMs: envSetting(env, 'SYNAPSE_WEBHOOK_TIMEOUT') * 1000,
+    maxRetries: envSetting(env, 'SYNAPSE_WEBHOOK_MAX_RETRIES'),
   };
 }
 
@@ -87,7 +85,7 @@ export class WebhookDispatcher {
     const settings = webhookSettings(opts.env);
     this.timeoutMs = settings.timeoutMs;
     this.maxRetries = settings.maxRetries;
-    this.defaultSecret = opts.env.SYNAPSE_WEBHOOK_SECRET || null;
+    this.defaultSecret = envSetting(opts.env, 'SYNAPSE_WEBHOOK_SECRET') ?? null;
   }
 
   /**

@@ -1,5 +1,7 @@
 import type http from 'node:http';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type * as FastifyModule from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { requireCjs } from '../require-cjs.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Env } from '../config/paths.js';
 import type { AgentApi } from '../agent-api/agent-api.js';
@@ -15,6 +17,8 @@ import { teamStoreRoutes } from './routes/team-store.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import type { WebhookStore } from '../store/webhooks.js';
 import { schemaCompilers, type SchemaCompilers } from './validators.js';
+
+const { fastify: Fastify } = requireCjs('fastify') as typeof FastifyModule;
 
 export interface AppOptions {
   api: AgentApi;

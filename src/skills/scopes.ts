@@ -1,8 +1,8 @@
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readDirNames } from '../json-file.js';
-import { synapseHome, type Env } from '../config/paths.js';
+import { envSetting } from '../config/env-setting.js';
+import { home, synapseHome, type Env } from '../config/paths.js';
 import { SynapseError } from '../errors.js';
 
 /**
@@ -35,13 +35,9 @@ export interface ScopeContext {
   cwd: string;
 }
 
-function home(env: Env): string {
-  return env.HOME && env.HOME.length > 0 ? env.HOME : os.homedir();
-}
-
 /** The central store: `~/.synapse/skills`, or `SYNAPSE_SKILLS_DIR`. */
 export function centralStore(env: Env): string {
-  return env.SYNAPSE_SKILLS_DIR || path.join(synapseHome(env), 'skills');
+  return envSetting(env, 'SYNAPSE_SKILLS_DIR') ?? path.join(synapseHome(env), 'skills');
 }
 
 /** The folder a CLI of `kind` reads in `user` (HOME) or `project` (cwd) scope. */

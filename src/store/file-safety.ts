@@ -329,17 +329,17 @@ function withExisting<T>(projectDir: string, env: Env, fallback: T, fn: (s: File
 }
 
 /** Live locks held by an agent (for `synapse list` EDITING_FILE and `synapse status`). */
-export function locksHeldBy(projectDir: string, agentId: string, env: Env = process.env): FileLock[] {
+export function locksHeldBy(projectDir: string, agentId: string, env: Env): FileLock[] {
   return withExisting(projectDir, env, [], (s) => s.locks({ agent: agentId }));
 }
 
 /** Cheap "is this agent editing something?" for the status signal. */
-export function hasActiveLocks(projectDir: string, agentId: string, env: Env = process.env): boolean {
+export function hasActiveLocks(projectDir: string, agentId: string, env: Env): boolean {
   return locksHeldBy(projectDir, agentId, env).length > 0;
 }
 
 /** File changes recorded with `--task <taskId>` (for `synapse trace`). */
-export function changesForTask(projectDir: string, taskId: string, env: Env = process.env): FileChange[] {
+export function changesForTask(projectDir: string, taskId: string, env: Env): FileChange[] {
   return withExisting(projectDir, env, [], (s) => s.changesForTask(taskId));
 }
 
@@ -347,7 +347,7 @@ export function changesForTask(projectDir: string, taskId: string, env: Env = pr
  * Fail-closed write check for hooks and `validate`: never throws. A database that cannot be
  * read denies the write and says why; a missing database (nothing ever locked) allows it.
  */
-export function validateWrite(projectDir: string, filePath: string, agent: string, env: Env = process.env): WriteCheck {
+export function validateWrite(projectDir: string, filePath: string, agent: string, env: Env): WriteCheck {
   const normalized = normalizeFilePath(filePath, projectDir);
   if (!fileSafetyEnabled(env)) return { allowed: true, path: normalized, holder: null, reason: null };
   try {

@@ -15,15 +15,15 @@ import {
   type HistoryRow,
   type HistoryStats,
 } from './history-schema.js';
-import { envFlag } from './settings.js';
 import { StoreDb } from './store-db.js';
+import { envSetting } from '../config/env-setting.js';
 
 export * from './history-schema.js';
 export { entryFromTask, isRecordable } from './history-entry.js';
 
 /** History is on unless `SYNAPSE_HISTORY_ENABLED` says false/0/off. */
 export function historyEnabled(env: Env): boolean {
-  return envFlag(env, 'SYNAPSE_HISTORY_ENABLED', true);
+  return envSetting(env, 'SYNAPSE_HISTORY_ENABLED');
 }
 
 export type SearchLogic = 'AND' | 'OR';

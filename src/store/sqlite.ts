@@ -1,9 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { requireCjs } from '../require-cjs.js';
 import { SynapseError } from '../errors.js';
 
-export type Db = Database.Database;
+const Database = requireCjs('better-sqlite3') as typeof BetterSqlite3;
+
+export type Db = BetterSqlite3.Database;
 
 export interface Migration {
   /** Schema version this migration brings the file to; versions start at 1 and increase by 1. */

@@ -67,7 +67,7 @@ export async function foregroundScenario(cli: Cli): Promise<void> {
   const mock = await startMock();
   const { home, env } = await prepareAgentHome(cli, mock);
   const port = await freePort();
-  const pane = startTmux([process.execPath, BIN, cli, '--port', String(port)], { env, cwd: home.cwd, cols: 120, rows: 40 });
+  const pane = startTmux([process.execPath, BIN, cli, '--no-setup', '--port', String(port)], { env, cwd: home.cwd, cols: 120, rows: 40 });
   const agent = { endpoint: `http://127.0.0.1:${port}` };
 
   await waitFor(async () => (await status(agent).catch(() => null))?.ready_for_messages === true, START_MS, `synapse ${cli} in tmux to take messages`).catch(

@@ -279,6 +279,8 @@ export interface StartOptions {
   registryDir?: string;
   /** Wait until `ready_for_messages` (start-up instruction done). Default true. */
   waitReady?: boolean;
+  /** Runs once the home and project exist, before synapse starts (e.g. `synapse mcp install`). */
+  setup?: (home: CliHome, env: Record<string, string>) => Promise<void> | void;
 }
 
 /** The CLI's throw-away HOME plus the SYNAPSE_* dirs inside it and PATH to the pinned CLIs. */
@@ -329,6 +331,7 @@ function statusChangesOf(events: LogEvent[]): Array<{ at: number; from: string; 
 /** `synapse <cli> --headless --port P` in the prepared project dir; resolves once it takes messages. */
 export async function startAgent(cli: Cli, mock: MockModelServer, opts: StartOptions = {}): Promise<E2EAgent> {
   const { home, env } = await prepareAgentHome(cli, mock, opts);
+  await opts.setup?.(home, env);
   const port = await freePort();
   const args = [BIN, cli, '--headless', '--port', String(port), ...(opts.autoApprove ? ['--auto-approve'] : []), ...(opts.flags ?? [])];
   if (opts.cliArgs?.length) args.push('--', ...opts.cliArgs);

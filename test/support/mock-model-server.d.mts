@@ -28,12 +28,16 @@ export interface MockModelServer {
 
 export function startMockModelServer(options?: { port?: number; host?: string; log?: (line: string) => void }): Promise<MockModelServer>;
 
-export function parseDirectives(text: string): Array<{ name: 'sh' | 'escalate' | 'wait' | 'lines'; arg: string }>;
+export function parseDirectives(text: string): Array<{ name: 'sh' | 'escalate' | 'wait' | 'lines' | 'mcp'; arg: string }>;
 export function planTurn(input: {
   userText: string;
   toolOutput?: string | null;
   toolAvailable: boolean;
-}): { kind: 'text'; text: string; waitMs: number; slow: boolean } | { kind: 'tool'; command: string; escalate: boolean };
+  mcpToolName?: (tool: string) => string | null;
+}):
+  | { kind: 'text'; text: string; waitMs: number; slow: boolean }
+  | { kind: 'tool'; command: string; escalate: boolean }
+  | { kind: 'tool'; mcp: { name: string; input: Record<string, unknown> } };
 export function firstLine(raw: string): string;
 export function readAnthropicTurn(body: unknown): { userText: string; toolOutput: string | null };
 export function readResponsesTurn(body: unknown): { userText: string; toolOutput: string | null };

@@ -76,6 +76,19 @@ describe('Anthropic Messages', () => {
     expect(JSON.parse(second.text).content[0].text).toBe('MOCK: tool said hi');
   });
 
+  it('calls an offered MCP tool for [[mcp: TOOL {json}]] under the name the CLI gives it; not offered, it answers text', async () => {
+    const tools = [
+      { name: 'Bash', input_schema: {} },
+      { name: 'mcp__synapse__send_message', input_schema: {} },
+    ];
+    const content = 'ask [[mcp: send_message {"target": "bob", "message": "hi"}]]';
+    const first = parseSse((await post('/v1/messages', { stream: true, tools, messages: [{ role: 'user', content }] })).text);
+    expect(first.find((e) => e.event === 'content_block_start')!.data.content_block).toMatchObject({ type: 'tool_use', name: 'mcp__synapse__send_message' });
+    expect(JSON.parse(first.find((e) => e.event === 'content_block_delta')!.data.delta.partial_json)).toEqual({ target: 'bob', message: 'hi' });
+    const without = await post('/v1/messages', { tools: [{ name: 'Bash', input_schema: {} }], messages: [{ role: 'user', content }] });
+    expect(JSON.parse(without.text).content[0]).toMatchObject({ type: 'text', text: `MOCK: ${content}` });
+  });
+
   it('treats a rejected tool_result sent together with new text as a new turn', () => {
     const turn = readAnthropicTurn({
       messages: [
@@ -112,6 +125,23 @@ describe('OpenAI Responses', () => {
     name: 'exec_command',
     parameters: { type: 'object', properties: { cmd: { type: 'string' }, sandbox_permissions: { type: 'string' }, justification: { type: 'string' } } },
   };
+
+  it('[[mcp: TOOL]] with the tool deferred: first a tool_search_call, then the call in the namespace the search returned', async () => {
+    const user = { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'go [[mcp: send_message {"target": "bob"}]]' }] };
+    const tools = [execTool, { type: 'tool_search' }];
+    const done = (text: string) => parseSse(text).find((e) => e.event === 'response.output_item.done')!.data.item;
+    const search = done((await post('/v1/responses', { stream: true, tools, input: [user] })).text);
+    expect(search).toMatchObject({ type: 'tool_search_call', execution: 'client', arguments: { query: 'send message' } });
+    const found = {
+      type: 'tool_search_output',
+      call_id: search.call_id,
+      execution: 'client',
+      tools: [{ type: 'namespace', name: 'mcp__synapse', tools: [{ type: 'function', name: 'send_message', parameters: {} }] }],
+    };
+    const call = done((await post('/v1/responses', { stream: true, tools, input: [user, search, found] })).text);
+    expect(call).toMatchObject({ type: 'function_call', name: 'send_message', namespace: 'mcp__synapse' });
+    expect(JSON.parse(call.arguments)).toEqual({ target: 'bob' });
+  });
 
   it('streams a text answer with the response.* event sequence', async () => {
     const events = parseSse(

@@ -36,9 +36,14 @@ export function registerAgentCommands(program: Command, profiles?: string): void
   addAgentOptions(program.command('run', { hidden: true }), profiles)
     .description('Run an agent CLI in this terminal (same as `synapse <profile>`)')
     .option('--headless', 'no user terminal: the CLI runs unseen, only the HTTP side is used')
+    .option('--no-setup', 'on a terminal, do not ask for a name and role (--name or --role skip it too)')
     .addHelpText(
       'after',
       `
+On a terminal, Synapse asks for the agent's name and role first, and with the setting
+approvalMode "required" shows "[Synapse] Agent: <id> | Port: <port>" and asks
+"Proceed? [Y/n/s(skip)]" (s = start without the start-up instruction). guides/settings.md.
+
 Examples:
   synapse claude                         wrap Claude Code in this terminal
   synapse claude --name reviewer --role "reviews every change"
@@ -97,7 +102,8 @@ Examples:
     .option('--json', 'print JSON (the running agents only)')
     .addHelpText(
       'after',
-      '\nColumns: ID, NAME, TYPE, ROLE, STATUS, CURRENT (task preview), PORT, WORKING_DIR\n' +
+      '\nColumns: ID, NAME, TYPE, ROLE, STATUS, CURRENT (task preview), PORT, EDITING_FILE, WORKING_DIR;\n' +
+        'choose and order them with settings list.columns (synapse config set list.columns ID,NAME,STATUS).\n' +
         'Below the table: agents whose CLI quit by itself, with its exit code and last line on screen.\n\n' +
         'Example:\n  synapse list --json | jq ".[].agent_id"',
     )

@@ -194,6 +194,7 @@ export async function cleanupFileSafety(o: { days: string; json?: boolean }, io:
 export async function fileSafetyDebug(io: CommandIo): Promise<void> {
   const { fileSafetyDbPath, fileSafetyEnabled } = await import('../../store/settings.js');
   const env = {
+    // As set (the debug view shows the raw values; `enabled` is the reading).
     SYNAPSE_FILE_SAFETY_ENABLED: io.env.SYNAPSE_FILE_SAFETY_ENABLED ?? null,
     SYNAPSE_FILE_SAFETY_DB_PATH: io.env.SYNAPSE_FILE_SAFETY_DB_PATH ?? null,
   };

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { HistoryStats, HistoryStore } from '../../store/history.js';
 import { SynapseError } from '../../errors.js';
 import { ExitRequest } from '../exit.js';
@@ -28,7 +28,7 @@ async function withHistory<T>(io: CommandIo, fn: (h: HistoryStore) => T | Promis
 async function noteIfDisabled(io: CommandIo): Promise<void> {
   const { historyEnabled } = await import('../../store/history.js');
   if (!historyEnabled(io.env))
-    io.err(`note: history recording is off (SYNAPSE_HISTORY_ENABLED=${io.env.SYNAPSE_HISTORY_ENABLED}); agents record nothing new\n`);
+    io.err(`note: history recording is off (SYNAPSE_HISTORY_ENABLED=${io.env.SYNAPSE_HISTORY_ENABLED ?? ''}); agents record nothing new\n`);
 }
 
 function positiveNumber(value: string, what: string): number {
@@ -218,7 +218,7 @@ export function registerHistoryCommands(program: Command): void {
       .command('search')
       .description('Full-text search over what was asked and answered, best match first')
       .argument('<keywords...>', 'words or "quoted phrases"; each also matches as a word prefix')
-      .addOption(new Option('--logic <logic>', 'AND: every keyword must match; OR: any').choices(['AND', 'OR', 'and', 'or']).default('OR'))
+      .addOption(program.createOption('--logic <logic>', 'AND: every keyword must match; OR: any').choices(['AND', 'OR', 'and', 'or']).default('OR'))
       .option('--agent <agent>', 'only this agent (id, name or type)')
       .option('--limit <n>', 'at most this many', '50')
       .option('--json', 'print as JSON'),
@@ -238,7 +238,7 @@ export function registerHistoryCommands(program: Command): void {
     history
       .command('export')
       .description('Write the whole history (oldest first) as JSON or CSV')
-      .addOption(new Option('--format <format>', 'output format').choices(['json', 'csv']).default('json'))
+      .addOption(program.createOption('--format <format>', 'output format').choices(['json', 'csv']).default('json'))
       .option('--json', 'same as --format json')
       .option('--agent <agent>', 'only this agent (id, name or type)')
       .option('-o, --output <file>', 'write to this file instead of stdout'),

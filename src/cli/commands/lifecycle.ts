@@ -13,6 +13,8 @@ import { findAgent, openRegistry } from '../../registry/lookup.js';
 import { writtenByOriginal, type RegistryEntry } from '../../registry/entry.js';
 import type { CommandIo } from '../io.js';
 import { preview, renderTable } from '../table.js';
+import { loadSettings } from '../../config/settings.js';
+import type { ListColumn } from '../../config/keys.js';
 
 async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -180,18 +182,24 @@ export function listAgents(flags: { json?: boolean }, io: CommandIo): void {
     return;
   }
   const editing = editingFiles(live, io.env);
-  const rows = live.map((e: RegistryEntry) => [
-    e.agent_id,
-    e.name ?? '-',
-    e.agent_type,
-    preview(e.role, 24),
-    e.status,
-    preview(e.current_task_preview, 32),
-    String(e.port),
-    editing.get(e.agent_id) ?? '-',
-    e.working_dir,
-  ]);
-  io.out(`${renderTable(['ID', 'NAME', 'TYPE', 'ROLE', 'STATUS', 'CURRENT', 'PORT', 'EDITING_FILE', 'WORKING_DIR'], rows)}\n${exits}`);
+  const cells = (e: RegistryEntry): Record<ListColumn, string> => ({
+    ID: e.agent_id,
+    NAME: e.name ?? '-',
+    TYPE: e.agent_type,
+    ROLE: preview(e.role, 24),
+    STATUS: e.status,
+    CURRENT: preview(e.current_task_preview, 32),
+    PORT: String(e.port),
+    EDITING_FILE: editing.get(e.agent_id) ?? '-',
+    WORKING_DIR: e.working_dir,
+  });
+  // The columns and their order: settings `list.columns` (SYNAPSE_LIST_COLUMNS).
+  const columns = loadSettings(io.cwd, io.env).list.columns;
+  const rows = live.map((e: RegistryEntry) => {
+    const row = cells(e);
+    return columns.map((c) => row[c]);
+  });
+  io.out(`${renderTable([...columns], rows)}\n${exits}`);
 }
 
 /**

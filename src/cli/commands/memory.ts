@@ -4,6 +4,7 @@ import { SynapseError } from '../../errors.js';
 import { printJson, println, processIo, type CommandIo } from '../io.js';
 import { preview, renderTable } from '../table.js';
 import { callerIdentity, examples, parsePositiveInt, projectDir, splitList } from './store-cli.js';
+import { envSetting } from '../../config/env-setting.js';
 
 /**
  * `synapse memory …`: one exported function per subcommand, called by commander with the
@@ -48,7 +49,7 @@ export async function saveMemory(
       env: io.env,
       workingDir: projectDir(io),
       text: memoryNotice(result.memory.key, result.memory.content, result.memory.author),
-      exclude: io.env.SYNAPSE_AGENT_ID ?? null,
+      exclude: envSetting(io.env, 'SYNAPSE_AGENT_ID') ?? null,
     });
   }
   if (o.json) return printJson(io, { ...result, notify });

@@ -8,6 +8,9 @@ import { routeConsoleToLog } from '../console-to-log.js';
 import { DETACHED_AGENT, detachedArgs, type DetachedAgent } from '../detached.js';
 import { cliVersion } from '../installed-cli.js';
 import type { CommandIo } from '../io.js';
+import { ExitRequest } from '../exit.js';
+import { instructionParts } from '../../config/instructions.js';
+import { loadSettings, type Settings } from '../../config/settings.js';
 import { renderTable } from '../table.js';
 
 /** The options of `synapse <profile>` / `synapse run` and `synapse start`, as commander gives them. */
@@ -19,6 +22,8 @@ export interface RunFlags {
   headless?: boolean | undefined;
   json?: boolean | undefined;
   autoApprove?: boolean | undefined;
+  /** `--no-setup` makes it false: no name/role questions on a terminal. */
+  setup?: boolean | undefined;
 }
 
 /** `--role TEXT` or `--role @file` (relative to the cwd). */
@@ -45,6 +50,20 @@ function checkInstalled(command: string, env: NodeJS.ProcessEnv): void {
   }
 }
 
+/** `approvalMode: required` on a terminal: the prompt, once the agent id and port are known; `n` stops the start (exit 1). */
+function approver(profile: string, settings: Settings, who: { name?: string | undefined; role?: string | undefined }, io: CommandIo) {
+  return async ({ agentId, port }: { agentId: string; port: number }): Promise<'proceed' | 'skip'> => {
+    const parts = instructionParts(profile, settings, io.cwd, io.env);
+    const instruction = parts.map((p) => p.name ?? 'inline text').join(', ') || 'none';
+    const answer = await (await import('../start-prompts.js')).askApproval({ agentId, port, ...who, instruction });
+    if (answer === 'cancel') {
+      io.err(`[Synapse] ${agentId} not started\n`);
+      throw new ExitRequest(1);
+    }
+    return answer;
+  };
+}
+
 /** `synapse <profile>`: runs until the CLI exits; returns its exit code. */
 export async function runForeground(profileName: string, cliArgs: string[], flags: RunFlags, io: CommandIo): Promise<number> {
   const role = readRole(flags.role, io);
@@ -53,6 +72,12 @@ export async function runForeground(profileName: string, cliArgs: string[], flag
   const headless = flags.headless === true || !io.isTerminal('stdin') || !io.isTerminal('stdout');
   // A setting that does not parse stops here, before a port is bound or the CLI spawned.
   (await import('../../runtime/agent-settings.js')).agentSettings(io.env);
+  const settings = loadSettings(io.cwd, io.env);
+  // On a terminal: the name/role questions, unless --no-setup, --name or --role.
+  const who =
+    !headless && flags.setup !== false && flags.name === undefined && role === undefined
+      ? await (await import('../start-prompts.js')).askNameRole()
+      : { name: flags.name, role };
   const { startAgent } = await import('../../runtime/start-agent.js');
   const agent = await startAgent({
     profile,
@@ -60,8 +85,10 @@ export async function runForeground(profileName: string, cliArgs: string[], flag
     cliArgs: cliArgsFor(profile, cliArgs, flags.autoApprove),
     cwd: io.cwd,
     env: io.env,
-    ...(flags.name ? { name: flags.name } : {}),
-    ...(role ? { role } : {}),
+    settings,
+    ...(!headless && settings.approvalMode === 'required' ? { approve: approver(profile.id, settings, who, io) } : {}),
+    ...(who.name ? { name: who.name } : {}),
+    ...(who.role ? { role: who.role } : {}),
     ...(flags.port !== undefined ? { port: flags.port } : {}),
     ...(flags.host ? { host: flags.host } : {}),
   });

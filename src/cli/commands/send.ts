@@ -5,7 +5,7 @@ import { requestJson } from '../../a2a/http-json.js';
 import { followSse } from '../../a2a/sse-client.js';
 import { parseDoneEvent, parsePeerTask, peerTaskText, type PeerTask } from '../../a2a/wire-client.js';
 import type { Part, ResponseMode, SenderInfo } from '../../agent-api/task.js';
-import { numberSetting } from '../../config/env-number.js';
+import { envSetting } from '../../config/env-setting.js';
 import { loadSettings } from '../../config/settings.js';
 import { SynapseError } from '../../errors.js';
 import type { RegistryEntry } from '../../registry/entry.js';
@@ -31,7 +31,6 @@ export interface SendFlags {
   task?: boolean;
 }
 
-const DEFAULT_ATTACH_LIMIT = 100 * 1024;
 const READY_WAIT_DEFAULT_MS = 120_000;
 const MIME: Record<string, string> = {
   '.txt': 'text/plain',
@@ -69,7 +68,7 @@ async function messageText(arg: string | undefined, flags: SendFlags, io: Comman
 }
 
 function attachments(files: string[], io: CommandIo): Part[] {
-  const limit = numberSetting(io.env, 'SYNAPSE_SEND_MESSAGE_THRESHOLD', { default: DEFAULT_ATTACH_LIMIT, integer: true, min: 0, unit: 'bytes' });
+  const limit = envSetting(io.env, 'SYNAPSE_SEND_MESSAGE_THRESHOLD');
   return files.map((file) => {
     let bytes: Buffer;
     try {

@@ -2,6 +2,7 @@ import os from 'node:os';
 import type { Command } from 'commander';
 import { SynapseError } from '../../errors.js';
 import type { CommandIo } from '../io.js';
+import { envSetting } from '../../config/env-setting.js';
 
 /**
  * Small helpers shared by the `tasks`, `file-safety` and `memory` command groups. Nothing here
@@ -10,7 +11,7 @@ import type { CommandIo } from '../io.js';
 
 /** The project whose `.synapse/` holds the shared store: the cwd, or `SYNAPSE_PROJECT_DIR`. */
 export function projectDir(io: CommandIo): string {
-  return io.env.SYNAPSE_PROJECT_DIR || io.cwd;
+  return envSetting(io.env, 'SYNAPSE_PROJECT_DIR') ?? io.cwd;
 }
 
 /**
@@ -18,8 +19,8 @@ export function projectDir(io: CommandIo): string {
  * the OS user (a human at a shell).
  */
 export function callerIdentity(env: NodeJS.ProcessEnv): string {
-  if (env.SYNAPSE_AGENT_ID) return env.SYNAPSE_AGENT_ID;
-  if (env.SYNAPSE_AGENT_NAME) return env.SYNAPSE_AGENT_NAME;
+  const self = envSetting(env, 'SYNAPSE_AGENT_ID') ?? envSetting(env, 'SYNAPSE_AGENT_NAME');
+  if (self) return self;
   try {
     return os.userInfo().username || 'user';
   } catch {

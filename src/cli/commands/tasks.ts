@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type * as BoardLib from '../../store/board.js';
 import type { BoardTask, TaskBoard, TaskGroupField } from '../../store/board.js';
 import { SynapseError } from '../../errors.js';
@@ -253,8 +253,8 @@ export function registerTaskCommands(program: Command): void {
       .option('--component <name>', 'only this component')
       .option('--milestone <name>', 'only this milestone')
       .option('--verbose', 'more columns and full ids')
-      .addOption(new Option('--group-by <field>', 'section the list by a field').choices(['group_id', 'component', 'milestone', 'status']))
-      .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
+      .addOption(program.createOption('--group-by <field>', 'section the list by a field').choices(['group_id', 'component', 'milestone', 'status']))
+      .addOption(program.createOption('--format <format>', 'output format').choices(['table', 'json']).default('table'))
       .option('--json', 'same as --format json'),
     [
       'synapse tasks list',

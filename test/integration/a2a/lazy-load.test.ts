@@ -106,6 +106,8 @@ describe('an idle agent', () => {
     expect(idle.some((p) => p.includes('/dist/runtime/agent.js'))).toBe(true);
     expect(lazyIn(idle)).toEqual([]);
     expect(idle.filter((p) => p.includes('/commander/'))).toEqual([]);
+    // The MCP server's SDK, zod and the TOML parser load only in `synapse mcp serve` / `install`.
+    expect(idle.filter((p) => /\/node_modules\/(@modelcontextprotocol\/sdk|zod|smol-toml)\//.test(p))).toEqual([]);
 
     // The first JSON-RPC request loads the SDK, not gRPC; the first gRPC call loads gRPC.
     expect((await rpc(`${endpoint}/a2a/jsonrpc`, sendMessage('over json-rpc'))).result.task.status.state).toBe('TASK_STATE_COMPLETED');

@@ -124,7 +124,13 @@ describe("foreground: never type into a human's prompt", () => {
             .filter(Boolean)
             .map((l) => JSON.parse(l))
         : [];
-    const term = pty.spawn(process.execPath, [BIN, 'echo', '--port', String(port)], { name: 'xterm-256color', cols: 100, rows: 30, cwd: ROOT, env });
+    const term = pty.spawn(process.execPath, [BIN, 'echo', '--port', String(port), '--no-setup'], {
+      name: 'xterm-256color',
+      cols: 100,
+      rows: 30,
+      cwd: ROOT,
+      env,
+    });
     let out = '';
     term.onData((d) => (out += d));
     const endpoint = `http://127.0.0.1:${port}`;

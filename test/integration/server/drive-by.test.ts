@@ -1,14 +1,8 @@
-import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../../src/server/app.js';
-import { AGENT_DB_MIGRATIONS } from '../../../src/store/agent-db-migrations.js';
-import { openDatabase, type Db } from '../../../src/store/sqlite.js';
-import { WebhookStore } from '../../../src/store/webhooks.js';
 import { cleanupAll, startHeadless, tempHome, textMessage, waitFor, type AgentHandle } from '../../support/synapse.js';
-import { fakeRuntime, type FakeRuntime } from '../a2a/fake-runtime.js';
+import { appRoutes, testApp, type Route, type TestApp } from './test-app.js';
 
 /**
  * A web page the user visits must not be able to reach a wrapped CLI. Browsers send "simple"
@@ -22,10 +16,6 @@ const FOREIGN = 'http://evil.example';
 const DASHBOARD = 'https://dash.example.test';
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-interface Route {
-  method: string;
-  url: string;
-}
 interface Res {
   status: number;
   headers: http.IncomingHttpHeaders | http.OutgoingHttpHeaders;
@@ -163,37 +153,25 @@ const allowHeaders = (res: Res) => Object.keys(res.headers).filter((h) => h.star
 
 describe('the app refuses drive-by requests (inject)', () => {
   const t = tempHome();
-  const project = path.join(t.home, 'project');
-  let rt: FakeRuntime;
-  let db: Db;
-  let app: FastifyInstance;
+  let served: TestApp;
   const routes: Route[] = [];
   let call: Call;
 
   beforeAll(async () => {
-    fs.mkdirSync(project, { recursive: true });
-    rt = fakeRuntime({ port: 18_100, thinkMs: 5 });
-    db = openDatabase(path.join(t.home, 'agent.db'), AGENT_DB_MIGRATIONS);
-    app = await buildApp({
-      api: rt.api,
-      displayName: 'Echo',
-      description: 'test',
-      workingDir: project,
-      agentId: 'synapse-echo-18100',
+    served = await testApp({
+      home: t.home,
       env: t.env,
-      webhooks: new WebhookStore(db),
+      port: 18_100,
+      thinkMs: 5,
       corsOrigins: [DASHBOARD],
       onRoute: (r) => {
         if (BODY_METHODS.has(r.method)) routes.push(r);
       },
     });
-    await app.ready();
-    call = injectCall(app);
+    call = injectCall(served.app);
   });
   afterAll(async () => {
-    await app.close();
-    rt.close();
-    db.close();
+    await served.close();
     t.cleanup();
   });
 
@@ -294,23 +272,7 @@ describe('a real agent: nothing from a page reaches the PTY', () => {
 
   beforeAll(async () => {
     // The routes, as the agent's app registers them (the same factory, with webhooks as the agent has).
-    const rt = fakeRuntime({ port: 18_102 });
-    const db = openDatabase(path.join(t.home, 'list.db'), AGENT_DB_MIGRATIONS);
-    const lister = await buildApp({
-      api: rt.api,
-      displayName: 'x',
-      description: 'x',
-      workingDir: t.home,
-      agentId: 'x',
-      env: t.env,
-      webhooks: new WebhookStore(db),
-      onRoute: (r) => {
-        if (BODY_METHODS.has(r.method)) routes.push(r);
-      },
-    });
-    await lister.close();
-    rt.close();
-    db.close();
+    routes.push(...(await appRoutes(t.home, t.env, 18_102)).filter((r) => BODY_METHODS.has(r.method)));
     agent = await startHeadless('echo', { env: { ...t.env, SYNAPSE_CORS_ORIGINS: `${DASHBOARD}, https://other.example.test:8443` }, cwd: t.home });
     call = httpCall(agent.port);
   });

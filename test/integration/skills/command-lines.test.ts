@@ -12,12 +12,6 @@ import { ROOT, runCli, tempHome } from '../../support/synapse.js';
  * each command it names answers `--help` with exit 0 from the built CLI.
  */
 
-/**
- * Commands another part of issue 14 adds (settings: config, init, reset, instructions; MCP: mcp).
- * A skill may quote them before they land here; the merge shrinks this list to nothing.
- */
-const NOT_YET_BUILT = new Set(['mcp', 'config', 'init', 'reset', 'instructions']);
-
 interface Quoted {
   file: string;
   line: string;
@@ -129,21 +123,26 @@ function check(program: Command, argv: string[]): { path: string[]; problems: st
   return { path: names, problems };
 }
 
-const files = [...markdownUnder(path.join(ROOT, 'skills')), path.join(ROOT, 'plugins', 'synapse-a2a', 'README.md'), path.join(ROOT, 'guides', 'skills.md')];
+// The skills, the plugin's README, and every guide and the README: all teach commands to someone.
+const files = [
+  ...markdownUnder(path.join(ROOT, 'skills')),
+  path.join(ROOT, 'plugins', 'synapse-a2a', 'README.md'),
+  ...markdownUnder(path.join(ROOT, 'guides')),
+  path.join(ROOT, 'README.md'),
+];
 const quoted = quotedCommands(files);
 const home = tempHome();
 afterAll(() => home.cleanup());
 
-describe('synapse command lines quoted in the skills', () => {
+describe('synapse command lines quoted in the skills, guides and README', () => {
   it('finds the command lines (the skills do quote commands)', () => {
     expect(quoted.length).toBeGreaterThan(50);
     expect(quoted.some((q) => q.argv[0] === 'reply')).toBe(true);
   });
 
-  it('every quoted command and flag exists (commands of other issue-14 parts excepted)', () => {
+  it('every quoted command and flag exists', () => {
     const program = buildProgram(profileNames());
     const bad = quoted
-      .filter((q) => !NOT_YET_BUILT.has(q.argv[0] ?? ''))
       .flatMap((q) => check(program, q.argv).problems.map((p) => `${q.file}: ${q.line}\n    ${p}`));
     expect(bad).toEqual([]);
   });
@@ -164,7 +163,6 @@ describe('synapse command lines quoted in the skills', () => {
     const paths = [
       ...new Set(
         quoted
-          .filter((q) => !NOT_YET_BUILT.has(q.argv[0] ?? ''))
           .map((q) => check(program, q.argv).path.join(' '))
           .filter((p) => p && p !== 'run'),
       ),

@@ -1,7 +1,7 @@
 // Anthropic Messages API: POST /v1/messages (SSE or JSON) and /v1/messages/count_tokens.
 
 import { openSse, sendJson, streamText } from './http.mjs';
-import { exampleFor, id, planTurn, roughTokens, stripInjected } from './script.mjs';
+import { exampleFor, id, mcpToolNamer, planTurn, roughTokens, stripInjected } from './script.mjs';
 
 /** The names of shell tools we drive, in order of preference. */
 const SHELL_TOOLS = ['Bash', 'bash'];
@@ -76,14 +76,20 @@ export async function handleAnthropic(ctx) {
   const plan =
     format?.type === 'json_schema'
       ? { kind: 'text', text: JSON.stringify(exampleFor(format.schema)), waitMs: 0, slow: false }
-      : planTurn({ ...readAnthropicTurn(body), toolAvailable: tool !== null });
+      : planTurn({
+          ...readAnthropicTurn(body),
+          toolAvailable: tool !== null,
+          mcpToolName: mcpToolNamer((Array.isArray(body?.tools) ? body.tools : []).map((t) => t?.name)),
+        });
   const model = body?.model ?? 'mock-model';
   const messageId = id('msg');
   ctx.note(format?.type === 'json_schema' ? 'json' : plan.kind);
 
   const block =
     plan.kind === 'tool'
-      ? { type: 'tool_use', id: id('toolu'), name: tool, input: { command: plan.command, description: `Run ${plan.command}` } }
+      ? plan.mcp
+        ? { type: 'tool_use', id: id('toolu'), name: plan.mcp.name, input: plan.mcp.input }
+        : { type: 'tool_use', id: id('toolu'), name: tool, input: { command: plan.command, description: `Run ${plan.command}` } }
       : { type: 'text', text: plan.text };
   const stopReason = plan.kind === 'tool' ? 'tool_use' : 'end_turn';
   const outTokens = roughTokens(plan.kind === 'tool' ? block.input : plan.text);

@@ -2,7 +2,7 @@
 //   POST /v1beta/models/{model}:streamGenerateContent?alt=sse | :generateContent | :countTokens
 
 import { openSse, sendJson, streamText } from './http.mjs';
-import { exampleFor, planTurn, roughTokens } from './script.mjs';
+import { exampleFor, mcpToolNamer, planTurn, roughTokens } from './script.mjs';
 
 const SHELL_TOOLS = ['run_shell_command'];
 const ROUTE = /^\/v1(?:beta|alpha)?\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/;
@@ -84,11 +84,13 @@ export async function handleGemini(ctx) {
   }
 
   const tool = declaredShellTool(body);
-  const plan = planTurn({ ...readGeminiTurn(body), toolAvailable: tool !== null });
+  const declared = (Array.isArray(body?.tools) ? body.tools : []).flatMap((g) => (Array.isArray(g?.functionDeclarations) ? g.functionDeclarations : []));
+  const plan = planTurn({ ...readGeminiTurn(body), toolAvailable: tool !== null, mcpToolName: mcpToolNamer(declared.map((d) => d?.name)) });
   ctx.note(plan.kind);
 
   if (plan.kind === 'tool') {
-    const parts = [{ functionCall: { name: tool, args: { command: plan.command, description: `Run ${plan.command}` } } }];
+    const call = plan.mcp ? { name: plan.mcp.name, args: plan.mcp.input } : { name: tool, args: { command: plan.command, description: `Run ${plan.command}` } };
+    const parts = [{ functionCall: call }];
     const reply = chunk(model, parts, 'STOP', usage(body, roughTokens(parts)));
     if (action === 'generateContent') sendJson(res, 200, reply);
     else {

@@ -1,7 +1,7 @@
 // OpenAI Responses API (what Codex CLI speaks): POST /v1/responses, streamed as SSE.
 
 import { openSse, sendJson, streamText } from './http.mjs';
-import { exampleFor, id, planTurn, roughTokens } from './script.mjs';
+import { exampleFor, id, mcpToolNamer, parseDirectives, planTurn, roughTokens } from './script.mjs';
 
 /** Function tools that run a shell command, by name, in order of preference. */
 const SHELL_TOOL_NAMES = ['shell_command', 'shell', 'exec_command', 'local_shell'];
@@ -72,6 +72,38 @@ export function shellArguments(tool, command, escalate) {
   return JSON.stringify(args);
 }
 
+/**
+ * The MCP tools a request offers, as `mcp__<server>__<tool>` → how to call it: Codex offers them
+ * as plain function tools, or (deferred) inside a `namespace` that its `tool_search` returned.
+ */
+function offeredMcpTools(body) {
+  const calls = new Map();
+  const add = (tools, namespace) => {
+    for (const t of Array.isArray(tools) ? tools : []) {
+      if (t?.type === 'namespace') add(t.tools, t.name);
+      else if (t?.type === 'function' && typeof t.name === 'string') calls.set(namespace ? `${namespace}__${t.name}` : t.name, { name: t.name, namespace });
+    }
+  };
+  add(body?.tools, null);
+  for (const item of Array.isArray(body?.input) ? body.input : []) if (item?.type === 'tool_search_output') add(item.tools, null);
+  return calls;
+}
+
+/**
+ * A turn that wants MCP tool `tool` when Codex has deferred it: look it up with Codex's
+ * `tool_search` first (a client-executed search; its output brings the tool's namespace).
+ */
+function toolSearchFor(body, userText, offered) {
+  const mcp = parseDirectives(userText).find((d) => d.name === 'mcp');
+  const searchable = (Array.isArray(body?.tools) ? body.tools : []).some((t) => t?.type === 'tool_search');
+  if (!mcp || !searchable) return null;
+  const tool = mcp.arg.split(/\s/)[0];
+  if (mcpToolNamer([...offered.keys()])(tool)) return null;
+  const input = Array.isArray(body?.input) ? body.input : [];
+  if (input.some((i) => i?.type === 'tool_search_output')) return null;
+  return { query: tool.replace(/_/g, ' '), limit: 8 };
+}
+
 function usage(body, output) {
   const input = roughTokens(body?.input) + roughTokens(body?.instructions);
   return {
@@ -90,17 +122,36 @@ export async function handleResponses(ctx) {
   const tool = findShellTool(body);
   const format = body?.text?.format;
   // Side calls that demand JSON (Codex's thread title) get JSON that fits the schema.
+  const turn = readResponsesTurn(body);
+  const offered = offeredMcpTools(body);
+  const search = format?.type === 'json_schema' || turn.toolOutput !== null ? null : toolSearchFor(body, turn.userText, offered);
   const plan =
     format?.type === 'json_schema'
       ? { kind: 'text', text: JSON.stringify(exampleFor(format.schema)), waitMs: 0, slow: false }
-      : planTurn({ ...readResponsesTurn(body), toolAvailable: tool !== null });
+      : search
+        ? { kind: 'tool', search }
+        : planTurn({ ...turn, toolAvailable: tool !== null, mcpToolName: mcpToolNamer([...offered.keys()]) });
   const responseId = id('resp');
   ctx.note(format?.type === 'json_schema' ? 'json' : plan.kind);
   const model = body?.model ?? 'mock-model';
   const base = { id: responseId, object: 'response', created_at: Math.floor(Date.now() / 1000), model, output: [] };
 
   let item;
-  if (plan.kind === 'tool') {
+  if (plan.search) {
+    item = { type: 'tool_search_call', id: id('ts'), call_id: id('call'), execution: 'client', arguments: plan.search, status: 'completed' };
+  } else if (plan.mcp) {
+    const call = offered.get(plan.mcp.name);
+    const arguments_ = JSON.stringify(plan.mcp.input);
+    item = {
+      type: 'function_call',
+      id: id('fc'),
+      call_id: id('call'),
+      name: call.name,
+      ...(call.namespace ? { namespace: call.namespace } : {}),
+      arguments: arguments_,
+      status: 'completed',
+    };
+  } else if (plan.kind === 'tool') {
     item = {
       type: 'function_call',
       id: id('fc'),
@@ -118,7 +169,7 @@ export async function handleResponses(ctx) {
       content: [{ type: 'output_text', text: plan.text, annotations: [] }],
     };
   }
-  const outTokens = roughTokens(plan.kind === 'tool' ? item.arguments : plan.text);
+  const outTokens = roughTokens(plan.kind === 'tool' ? (item.arguments ?? '') : plan.text);
 
   if (body?.stream === false) {
     if (plan.kind === 'text' && plan.waitMs > 0) await streamText({ ...plan, slow: false, text: '' }, signal, () => {});
@@ -132,7 +183,9 @@ export async function handleResponses(ctx) {
   ev('response.created', { response: { ...base, status: 'in_progress' } });
   ev('response.in_progress', { response: { ...base, status: 'in_progress' } });
 
-  if (plan.kind === 'tool') {
+  if (plan.search) {
+    ev('response.output_item.added', { output_index: 0, item });
+  } else if (plan.kind === 'tool') {
     ev('response.output_item.added', { output_index: 0, item: { ...item, arguments: '', status: 'in_progress' } });
     ev('response.function_call_arguments.delta', { item_id: item.id, output_index: 0, delta: item.arguments });
     ev('response.function_call_arguments.done', { item_id: item.id, output_index: 0, arguments: item.arguments });

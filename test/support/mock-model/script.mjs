@@ -6,12 +6,15 @@
 //   [[escalate: CMD]]     -> the same, asking for a sandbox bypass where the CLI's tool allows it
 //   [[wait: N]]           -> wait N seconds, then stream the answer slowly (one delta per 200 ms)
 //   [[lines: N]]          -> append N numbered lines to the answer (long output, scrollback)
+//   [[mcp: TOOL {json}]]  -> call the MCP tool TOOL (under the CLI's name for it, e.g. Claude Code's
+//                            mcp__synapse__TOOL) with the JSON arguments, where the request offers
+//                            it (Anthropic, Gemini, Responses; Codex: after its tool_search)
 // After a tool result comes back the answer is `MOCK: tool said <first line of the tool output>`.
 
 const MARKER = 'MOCK:';
 export const SLOW_DELTA_MS = 200;
 
-const DIRECTIVE = /\[\[\s*(sh|escalate|wait|lines)\s*:\s*([\s\S]*?)\s*\]\]/gi;
+const DIRECTIVE = /\[\[\s*(sh|escalate|wait|lines|mcp)\s*:\s*([\s\S]*?)\s*\]\]/gi;
 
 /** Every directive in `text`, in order, as {name, arg}. */
 export function parseDirectives(text) {
@@ -24,16 +27,24 @@ export function parseDirectives(text) {
 
 /**
  * Decide what the model does this turn.
- * @param {{userText: string, toolOutput?: string|null, toolAvailable: boolean}} input
+ * @param {{userText: string, toolOutput?: string|null, toolAvailable: boolean, mcpToolName?: (tool: string) => string|null}} input
  *   toolOutput is set when the newest input is a tool result (the follow-up request).
+ *   mcpToolName maps an MCP tool to the name the request offers it under (null: not offered).
  * @returns {{kind:'text', text:string, waitMs:number, slow:boolean}
- *         | {kind:'tool', command:string, escalate:boolean}}
+ *         | {kind:'tool', command:string, escalate:boolean}
+ *         | {kind:'tool', mcp: {name: string, input: object}}}
  */
-export function planTurn({ userText, toolOutput = null, toolAvailable }) {
+export function planTurn({ userText, toolOutput = null, toolAvailable, mcpToolName }) {
   if (toolOutput !== null && toolOutput !== undefined) {
     return { kind: 'text', text: `${MARKER} tool said ${firstLine(toolOutput)}`, waitMs: 0, slow: false };
   }
   const directives = parseDirectives(userText);
+  const mcp = directives.find((d) => d.name === 'mcp');
+  if (mcp && mcpToolName) {
+    const m = /^(\S+)\s*([\s\S]*)$/.exec(mcp.arg);
+    const name = m ? mcpToolName(m[1]) : null;
+    if (name) return { kind: 'tool', mcp: { name, input: m[2].trim() ? JSON.parse(m[2]) : {} } };
+  }
   const tool = directives.find((d) => d.name === 'sh' || d.name === 'escalate');
   if (tool && toolAvailable) {
     return { kind: 'tool', command: tool.arg, escalate: tool.name === 'escalate' };
@@ -50,6 +61,14 @@ export function planTurn({ userText, toolOutput = null, toolAvailable }) {
     waitMs: Number.isFinite(waitSeconds) && waitSeconds > 0 ? Math.round(waitSeconds * 1000) : 0,
     slow: Boolean(wait),
   };
+}
+
+/**
+ * Maps an MCP tool to the name under which a request offers it, from the offered `names`:
+ * Claude Code and Codex call it `mcp__<server>__<tool>`, Gemini CLI `mcp_<server>_<tool>`.
+ */
+export function mcpToolNamer(names) {
+  return (tool) => names.find((n) => typeof n === 'string' && (n === tool || (n.startsWith('mcp_') && n.endsWith(`_${tool}`)))) ?? null;
 }
 
 /** Collapse runs of whitespace so the echoed text is one line. */

@@ -2,43 +2,127 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadSettings } from '../../../src/config/settings.js';
+import { effectiveEnv, loadSettings, resolveSettings } from '../../../src/config/settings.js';
 
-describe('settings files: absent is the default, corrupt is an error naming the file', () => {
-  let home: string;
-  let project: string;
-  const env = () => ({ HOME: home, SYNAPSE_HOME: path.join(home, '.synapse') });
+let home: string;
+let project: string;
+const env = (extra: Record<string, string> = {}) => ({ HOME: home, SYNAPSE_HOME: path.join(home, '.synapse'), ...extra });
+const write = (file: string, value: unknown) => {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
+  return file;
+};
+const userFile = () => path.join(home, '.synapse', 'settings.json');
+const projectFile = () => path.join(project, '.synapse', 'settings.json');
+const localFile = () => path.join(project, '.synapse', 'settings.local.json');
 
-  beforeEach(() => {
-    home = fs.mkdtempSync(path.join(os.tmpdir(), 'synapse-settings-home-'));
-    project = fs.mkdtempSync(path.join(os.tmpdir(), 'synapse-settings-project-'));
-    fs.mkdirSync(path.join(project, '.synapse'));
+beforeEach(() => {
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'synapse-settings-home-'));
+  project = fs.mkdtempSync(path.join(os.tmpdir(), 'synapse-settings-project-'));
+});
+afterEach(() => {
+  fs.rmSync(home, { recursive: true, force: true });
+  fs.rmSync(project, { recursive: true, force: true });
+});
+
+describe('scopes: user < project < local < environment, with where each value came from', () => {
+  it('no settings files: the defaults, each marked as such', () => {
+    const r = resolveSettings(project, env());
+    expect(r.settings.a2a.flow).toBe('auto');
+    expect(r.settings.approvalMode).toBe('auto');
+    expect(r.entries.get('a2a.flow')).toEqual({ value: 'auto', origin: { source: 'default' } });
+    expect(r.entries.get('env.SYNAPSE_REPLY_GRACE')).toEqual({ value: '5', origin: { source: 'default' } });
   });
-  afterEach(() => {
-    fs.rmSync(home, { recursive: true, force: true });
-    fs.rmSync(project, { recursive: true, force: true });
+
+  it('each later scope wins, and the origin names its file', () => {
+    write(userFile(), { a2a: { flow: 'oneway' }, approvalMode: 'required' });
+    expect(resolveSettings(project, env()).entries.get('a2a.flow')).toEqual({ value: 'oneway', origin: { source: 'user', file: userFile() } });
+    write(projectFile(), { a2a: { flow: 'roundtrip' } });
+    expect(resolveSettings(project, env()).entries.get('a2a.flow')?.origin).toEqual({ source: 'project', file: projectFile() });
+    write(localFile(), { a2a: { flow: 'oneway' } });
+    const r = resolveSettings(project, env());
+    expect(r.settings.a2a.flow).toBe('oneway');
+    expect(r.entries.get('a2a.flow')?.origin).toEqual({ source: 'local', file: localFile() });
+    // A key set in one scope only keeps that scope as its origin.
+    expect(r.entries.get('approvalMode')).toEqual({ value: 'required', origin: { source: 'user', file: userFile() } });
   });
 
-  it('no settings files: the defaults', () => {
-    expect(loadSettings(project, env()).a2a.flow).toBe('auto');
+  it('the overriding variable beats every file', () => {
+    write(localFile(), { a2a: { flow: 'oneway' }, list: { columns: ['ID'] } });
+    const r = resolveSettings(project, env({ SYNAPSE_A2A_FLOW: 'roundtrip', SYNAPSE_LIST_COLUMNS: 'name,status' }));
+    expect(r.settings.a2a.flow).toBe('roundtrip');
+    expect(r.entries.get('a2a.flow')?.origin).toEqual({ source: 'env' });
+    expect(r.settings.list.columns).toEqual(['NAME', 'STATUS']);
   });
 
-  it('a project file sets the flow; a local file overrides it', () => {
-    fs.writeFileSync(path.join(project, '.synapse', 'settings.json'), JSON.stringify({ a2a: { flow: 'roundtrip' } }));
-    expect(loadSettings(project, env()).a2a.flow).toBe('roundtrip');
-    fs.writeFileSync(path.join(project, '.synapse', 'settings.local.json'), JSON.stringify({ a2a: { flow: 'oneway' } }));
-    expect(loadSettings(project, env()).a2a.flow).toBe('oneway');
+  it('env blocks merge by scope into the effective environment, under the process environment', () => {
+    write(userFile(), { env: { SYNAPSE_REPLY_GRACE: 7, SYNAPSE_HISTORY_ENABLED: false } });
+    write(projectFile(), { env: { SYNAPSE_REPLY_GRACE: '9' } });
+    const e = effectiveEnv(project, env());
+    expect(e.SYNAPSE_REPLY_GRACE).toBe('9');
+    expect(e.SYNAPSE_HISTORY_ENABLED).toBe('false');
+    expect(effectiveEnv(project, env({ SYNAPSE_REPLY_GRACE: '1' })).SYNAPSE_REPLY_GRACE).toBe('1');
+    expect(resolveSettings(project, env()).entries.get('env.SYNAPSE_REPLY_GRACE')?.origin).toEqual({ source: 'project', file: projectFile() });
+  });
+
+  it('hooks keep the scope they came from (project hooks are gated on it); an empty command removes one', () => {
+    write(userFile(), { hooks: { on_idle: 'npm test', on_task_completed: 'make check' } });
+    write(projectFile(), { hooks: { on_idle: 'npm run lint', on_task_completed: '' } });
+    const hooks = loadSettings(project, env()).hooks;
+    expect(hooks.on_idle).toEqual({ command: 'npm run lint', scope: 'project', file: projectFile() });
+    expect(hooks.on_task_completed).toBeUndefined();
+  });
+});
+
+describe('schema errors name the file, the key and the expected type', () => {
+  it('a value of the wrong type', () => {
+    const file = write(projectFile(), { a2a: { flow: 3 } });
+    expect(() => loadSettings(project, env())).toThrow(`settings file ${file}: a2a.flow must be "auto" | "roundtrip" | "oneway"`);
+  });
+
+  it('a list column that does not exist', () => {
+    const file = write(localFile(), { list: { columns: ['ID', 'COLOUR'] } });
+    expect(() => loadSettings(project, env())).toThrow(`settings file ${file}: list.columns must be array of "ID"`);
+  });
+
+  it('an unknown key (a typo is not ignored)', () => {
+    const file = write(userFile(), { approvalmode: 'auto' });
+    expect(() => loadSettings(project, env())).toThrow(`settings file ${file}: approvalmode is not a setting`);
+  });
+
+  it('an unknown or badly typed variable in env', () => {
+    const file = write(projectFile(), { env: { SYNAPSE_NOPE: '1' } });
+    expect(() => loadSettings(project, env())).toThrow(`settings file ${file}: env.SYNAPSE_NOPE is not a Synapse variable`);
+    write(projectFile(), { env: { SYNAPSE_REPLY_GRACE: '5s' } });
+    expect(() => loadSettings(project, env())).toThrow(
+      'env.SYNAPSE_REPLY_GRACE is invalid: SYNAPSE_REPLY_GRACE must be a number of seconds (at least 0), got "5s"',
+    );
+  });
+
+  it('a variable Synapse sets itself may not be set in a file', () => {
+    write(localFile(), { env: { SYNAPSE_AGENT_ID: 'synapse-claude-8100' } });
+    expect(() => loadSettings(project, env())).toThrow('env.SYNAPSE_AGENT_ID is set by Synapse itself');
+  });
+
+  it('a project file may not trust its own hooks', () => {
+    write(projectFile(), { env: { SYNAPSE_TRUST_PROJECT_HOOKS: '1' } });
+    expect(() => loadSettings(project, env())).toThrow('env.SYNAPSE_TRUST_PROJECT_HOOKS may be set only in the user settings');
+    fs.rmSync(projectFile());
+    write(userFile(), { env: { SYNAPSE_TRUST_PROJECT_HOOKS: '1' } });
+    expect(effectiveEnv(project, env()).SYNAPSE_TRUST_PROJECT_HOOKS).toBe('1');
+  });
+
+  it('a bad overriding variable names itself', () => {
+    expect(() => loadSettings(project, env({ SYNAPSE_APPROVAL_MODE: 'maybe' }))).toThrow('SYNAPSE_APPROVAL_MODE must be "required" | "auto", got "maybe"');
   });
 
   it('a settings file that is not JSON is an error that names it', () => {
-    const file = path.join(project, '.synapse', 'settings.json');
-    fs.writeFileSync(file, '{ "a2a": ');
+    const file = write(projectFile(), '{ "a2a": ');
     expect(() => loadSettings(project, env())).toThrow(`settings file ${file} is not JSON`);
   });
 
   it('a settings file that holds no object is an error that names it', () => {
-    const file = path.join(project, '.synapse', 'settings.local.json');
-    fs.writeFileSync(file, '[1, 2]');
+    const file = write(localFile(), '[1, 2]');
     expect(() => loadSettings(project, env())).toThrow(`${file} must hold a JSON object`);
   });
 });

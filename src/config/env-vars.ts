@@ -1,0 +1,163 @@
+/**
+ * Every `SYNAPSE_*` environment variable Synapse reads: its kind, its default and what it does.
+ * The one list: `envSetting` reads a variable through it, the settings files' `env` block is
+ * checked against it, and the table in guides/settings.md is generated from it
+ * (`node scripts/gen-settings-doc.mjs`; a test fails when the guide drifts).
+ */
+
+interface Base {
+  /** One line for the guide and `synapse config show`. */
+  description: string;
+  /** Set by Synapse for the CLI it wraps (and read by the `synapse` commands that CLI runs); not a user setting. */
+  setBySynapse?: boolean;
+}
+
+/** A whole or fractional number; `unit` names what it counts in error messages. */
+interface NumberVar extends Base {
+  kind: 'number';
+  default?: number;
+  integer?: boolean;
+  min?: number;
+  max?: number;
+  unit?: string;
+}
+
+/** A switch: anything but 0/false/no/off/disabled turns it on. */
+interface FlagVar extends Base {
+  kind: 'flag';
+  default: boolean;
+  /** Only `1` turns it on (a strict switch, as before this table existed). */
+  strict?: boolean;
+}
+
+/** Free text, a path or a file; blank is unset. `defaultText` says what unset means, for the guide. */
+interface TextVar extends Base {
+  kind: 'text';
+  defaultText: string;
+}
+
+/** A comma-separated list of web origins (`https://host[:port]`). */
+interface OriginsVar extends Base {
+  kind: 'origins';
+}
+
+export type EnvVarSpec = NumberVar | FlagVar | TextVar | OriginsVar;
+
+export const ENV_VARS = {
+  SYNAPSE_HOME: { kind: 'text', defaultText: '~/.synapse', description: 'Per-user state: logs, agent task databases, exit records, user settings.' },
+  SYNAPSE_REGISTRY_DIR: {
+    kind: 'text',
+    defaultText: '~/.a2a/registry',
+    description: 'The registry of running agents (one JSON file each), shared with the original Synapse.',
+  },
+  SYNAPSE_LOG_DIR: { kind: 'text', defaultText: '$SYNAPSE_HOME/logs', description: "Where each agent's log file is written." },
+  SYNAPSE_LOG_FILE: { kind: 'text', defaultText: '(set by synapse start)', description: 'The log file of a headless (background) agent.' },
+  SYNAPSE_STATE_DIR: { kind: 'text', defaultText: '$SYNAPSE_HOME/agents', description: "Each agent's SQLite file of tasks and inbox." },
+  SYNAPSE_REPLY_TARGET_DIR: { kind: 'text', defaultText: '~/.a2a/reply', description: "Each agent's stack of senders awaiting an answer." },
+  SYNAPSE_MESSAGE_DIR: { kind: 'text', defaultText: '$TMPDIR/synapse-<uid>/messages', description: 'Temp dir for long messages handed to a CLI as a file.' },
+  SYNAPSE_EXTERNAL_DIR: { kind: 'text', defaultText: '~/.a2a/external', description: 'Registered external A2A agents.' },
+  SYNAPSE_PROJECT_DIR: {
+    kind: 'text',
+    defaultText: '(the working directory)',
+    description: 'The project whose .synapse/ holds the task board, file safety and memory.',
+  },
+  SYNAPSE_SKILLS_DIR: { kind: 'text', defaultText: '$SYNAPSE_HOME/skills', description: 'The central skill store (the "synapse" skill scope).' },
+  SYNAPSE_PORT_RANGE_: {
+    kind: 'text',
+    defaultText: "(the profile's range)",
+    description: 'SYNAPSE_PORT_RANGE_<TYPE>=first-last: the port range of one profile, e.g. SYNAPSE_PORT_RANGE_CLAUDE=8200-8209.',
+  },
+  SYNAPSE_LONG_MESSAGE_THRESHOLD: {
+    kind: 'number',
+    default: 200,
+    integer: true,
+    min: 1,
+    unit: 'characters',
+    description: 'Characters above which a message is handed to the CLI as a file.',
+  },
+  SYNAPSE_SEND_MESSAGE_THRESHOLD: {
+    kind: 'number',
+    default: 102400,
+    integer: true,
+    min: 0,
+    unit: 'bytes',
+    description: 'Largest file `synapse send --attach` accepts, in bytes.',
+  },
+  SYNAPSE_REPLY_GRACE: {
+    kind: 'number',
+    default: 5,
+    min: 0,
+    unit: 'seconds',
+    description: 'Seconds an idle agent has to reply before its screen output completes the task.',
+  },
+  SYNAPSE_WEBHOOK_TIMEOUT: { kind: 'number', default: 10, min: 0.001, unit: 'seconds', description: 'Seconds one webhook call may take.' },
+  SYNAPSE_WEBHOOK_MAX_RETRIES: { kind: 'number', default: 3, integer: true, min: 0, unit: 'retries', description: 'Retries of a failed webhook call.' },
+  SYNAPSE_WEBHOOK_SECRET: { kind: 'text', defaultText: '(none)', description: 'Signs the calls of every webhook that has no secret of its own (HMAC-SHA256).' },
+  SYNAPSE_CORS_ORIGINS: {
+    kind: 'origins',
+    description: 'Web origins allowed to call an agent besides its own (comma-separated, e.g. https://dash.example.com).',
+  },
+  SYNAPSE_FILE_SAFETY_ENABLED: { kind: 'flag', default: true, description: 'File locks and change records (synapse file-safety).' },
+  SYNAPSE_FILE_SAFETY_DB_PATH: { kind: 'text', defaultText: '.synapse/file_safety.db', description: 'The file-safety database, relative to the project.' },
+  SYNAPSE_SHARED_MEMORY_ENABLED: { kind: 'flag', default: true, description: 'The shared memory (synapse memory).' },
+  SYNAPSE_HISTORY_ENABLED: { kind: 'flag', default: true, description: 'Recording of finished tasks in the history.' },
+  SYNAPSE_SKIP_STARTUP_INSTRUCTION: { kind: 'flag', default: false, strict: true, description: 'Set to 1: the wrapped CLI gets no start-up instruction.' },
+  SYNAPSE_LEARNING_MODE_ENABLED: {
+    kind: 'flag',
+    default: false,
+    description: 'Appends learning.md to the start-up instruction (explain what you do and why).',
+  },
+  SYNAPSE_LEARNING_MODE_TRANSLATION: {
+    kind: 'flag',
+    default: false,
+    description: 'With learning mode: the agent also restates requests in English and answers in the user language.',
+  },
+  SYNAPSE_PROACTIVE_MODE_ENABLED: {
+    kind: 'flag',
+    default: false,
+    description: 'Appends proactive.md to the start-up instruction (use the board, memory and peers unasked).',
+  },
+  SYNAPSE_TRUST_PROJECT_HOOKS: {
+    kind: 'flag',
+    default: false,
+    strict: true,
+    description: 'Set to 1 (environment or user settings only): run the hooks of project and local settings files.',
+  },
+  SYNAPSE_SCREEN_TRACE: { kind: 'text', defaultText: '(off)', description: 'A file to append every screen reading and delivery step to (diagnosis).' },
+  SYNAPSE_AGENT_ID: {
+    kind: 'text',
+    defaultText: '(set by synapse)',
+    setBySynapse: true,
+    description: 'The agent a command runs as (send, reply, claim, memory save); set for the wrapped CLI.',
+  },
+  SYNAPSE_AGENT_NAME: { kind: 'text', defaultText: '(none)', description: 'A name to act as when SYNAPSE_AGENT_ID is unset.' },
+  SYNAPSE_AGENT_TYPE: { kind: 'text', defaultText: '(set by synapse)', setBySynapse: true, description: 'The profile of the wrapped CLI; set for it.' },
+  SYNAPSE_HOOK: {
+    kind: 'text',
+    defaultText: '(set by synapse)',
+    setBySynapse: true,
+    description: 'For a settings hook: which one runs (on_idle, on_task_completed).',
+  },
+  SYNAPSE_TASK_ID: {
+    kind: 'text',
+    defaultText: '(set by synapse)',
+    setBySynapse: true,
+    description: 'For hooks.on_task_completed: the task about to complete.',
+  },
+  SYNAPSE_PORT: {
+    kind: 'number',
+    integer: true,
+    min: 1,
+    max: 65535,
+    setBySynapse: true,
+    description: "The wrapping agent's HTTP port; set for the wrapped CLI.",
+  },
+} as const satisfies Record<string, EnvVarSpec>;
+
+export type EnvVarName = keyof typeof ENV_VARS;
+
+/** The spec of a variable, `SYNAPSE_PORT_RANGE_CLAUDE` included; undefined for an unknown name. */
+export function envVarSpec(name: string): EnvVarSpec | undefined {
+  if (name.startsWith('SYNAPSE_PORT_RANGE_') && name.length > 'SYNAPSE_PORT_RANGE_'.length) return ENV_VARS.SYNAPSE_PORT_RANGE_;
+  return name === 'SYNAPSE_PORT_RANGE_' ? undefined : (ENV_VARS as Record<string, EnvVarSpec>)[name];
+}

@@ -1,0 +1,81 @@
+/**
+ * The keys of the settings files: `SETTING_KEYS` says, per key, its type (in words, for errors
+ * and the guide), default, overriding variable and what it does. The file's shape is the TypeBox
+ * schema in schema.ts; the `env` block holds the `SYNAPSE_*` variables of env-vars.ts. No
+ * TypeBox here: every command reads the settings, and TypeBox costs ~150 ms to import.
+ */
+
+export const APPROVAL_MODES = ['required', 'auto'] as const;
+export const FLOWS = ['auto', 'roundtrip', 'oneway'] as const;
+export const LIST_COLUMNS = ['ID', 'NAME', 'TYPE', 'ROLE', 'STATUS', 'CURRENT', 'PORT', 'EDITING_FILE', 'WORKING_DIR'] as const;
+
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+export type Flow = (typeof FLOWS)[number];
+export type ListColumn = (typeof LIST_COLUMNS)[number];
+export type HookEvent = 'on_idle' | 'on_task_completed';
+
+/** A key of the settings files other than an `env.SYNAPSE_*` one. */
+export interface SettingKey {
+  key: string;
+  /** The expected type in words, as errors and the guide say it. */
+  type: string;
+  default: unknown;
+  /** The variable that overrides every file, if any. */
+  env?: string;
+  description: string;
+}
+
+const quoted = (values: readonly string[]) => values.map((v) => `"${v}"`).join(' | ');
+
+export const SETTING_KEYS: readonly SettingKey[] = [
+  {
+    key: 'approvalMode',
+    type: quoted(APPROVAL_MODES),
+    default: 'auto',
+    env: 'SYNAPSE_APPROVAL_MODE',
+    description: '"required": `synapse <profile>` on a terminal asks "Proceed? [Y/n/s(skip)]" before the CLI starts.',
+  },
+  {
+    key: 'a2a.flow',
+    type: quoted(FLOWS),
+    default: 'auto',
+    env: 'SYNAPSE_A2A_FLOW',
+    description: 'Whether `synapse send` waits for the answer: "roundtrip" always, "oneway" never, "auto" as the flags say.',
+  },
+  {
+    key: 'list.columns',
+    type: `array of ${quoted(LIST_COLUMNS)}`,
+    default: [...LIST_COLUMNS],
+    env: 'SYNAPSE_LIST_COLUMNS',
+    description: 'The columns of `synapse list`, in order (the variable: comma-separated).',
+  },
+  {
+    key: 'instructions.default',
+    type: 'string (a .md file in .synapse/, or the text itself)',
+    default: 'default.md',
+    description: 'The start-up instruction every agent gets; {{agent_id}} {{port}} {{name}} {{role}} are filled in.',
+  },
+  {
+    key: 'instructions.<profile>',
+    type: 'string (a .md file in .synapse/, or the text itself)',
+    default: '(instructions.default; gemini: gemini.md)',
+    description: 'The start-up instruction of one profile (claude, codex, gemini, opencode, copilot, echo) instead of the default.',
+  },
+  {
+    key: 'hooks.on_idle',
+    type: 'string (a shell command)',
+    default: '',
+    description: 'Run when the agent turns idle; a non-zero exit keeps it from being reported READY. Project/local: only if trusted.',
+  },
+  {
+    key: 'hooks.on_task_completed',
+    type: 'string (a shell command)',
+    default: '',
+    description: 'Run before a task completes; a non-zero exit fails the task with the output. Project/local: only if trusted.',
+  },
+];
+
+export function settingKey(key: string): SettingKey | undefined {
+  if (key.startsWith('instructions.') && key !== 'instructions.default') return SETTING_KEYS.find((k) => k.key === 'instructions.<profile>');
+  return SETTING_KEYS.find((k) => k.key === key);
+}

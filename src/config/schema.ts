@@ -1,0 +1,27 @@
+import { Type, type Static } from 'typebox';
+import { APPROVAL_MODES, FLOWS, LIST_COLUMNS } from './keys.js';
+
+/**
+ * The one schema of a settings file (user, project and local alike). The build emits it as
+ * `schema.generated.json` (scripts/emit-schemas.mjs), which `settings-file.ts` checks files
+ * against without importing TypeBox at run time; a unit test keeps the two equal.
+ */
+
+const oneOf = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
+
+export const SettingsFileSchema = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    env: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]))),
+    instructions: Type.Optional(Type.Record(Type.String(), Type.String())),
+    approvalMode: Type.Optional(oneOf(APPROVAL_MODES)),
+    a2a: Type.Optional(Type.Object({ flow: Type.Optional(oneOf(FLOWS)) }, { additionalProperties: false })),
+    list: Type.Optional(Type.Object({ columns: Type.Optional(Type.Array(oneOf(LIST_COLUMNS), { minItems: 1 })) }, { additionalProperties: false })),
+    hooks: Type.Optional(
+      Type.Object({ on_idle: Type.Optional(Type.String()), on_task_completed: Type.Optional(Type.String()) }, { additionalProperties: false }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type SettingsFile = Static<typeof SettingsFileSchema>;

@@ -1,0 +1,92 @@
+import { spawn } from 'node:child_process';
+import { envSetting } from '../config/env-setting.js';
+import type { Env } from '../config/env.js';
+import type { HookEvent } from '../config/keys.js';
+import type { Settings } from '../config/settings.js';
+import type { AgentStatusModel } from './agent-status.js';
+import type { ScreenReading, ScreenStatusTracker } from './screen-status.js';
+
+/** What a hook run gives: ok = exit 0; `output` = the tail of stdout and stderr together. */
+export interface HookResult {
+  ok: boolean;
+  exitCode: number | null;
+  output: string;
+}
+
+const MAX_OUTPUT = 16 * 1024;
+const HOOK_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * The quality gates of the settings (`hooks.on_idle`, `hooks.on_task_completed`): shell commands
+ * run in the agent's working directory. A hook from the user's settings runs; one from a project
+ * or local file (a cloned repository's) runs only when `SYNAPSE_TRUST_PROJECT_HOOKS=1` is set in
+ * the environment or the user's settings: otherwise it is logged once and skipped.
+ */
+export class QualityGates {
+  private readonly warned = new Set<HookEvent>();
+
+  constructor(private readonly opts: { hooks: Settings['hooks']; env: Env; cwd: string; agentId: string; log: (msg: string) => void }) {}
+
+  /** Whether `event` has a hook that may run. */
+  has(event: HookEvent): boolean {
+    const hook = this.opts.hooks[event];
+    if (!hook) return false;
+    if (hook.scope === 'user' || envSetting(this.opts.env, 'SYNAPSE_TRUST_PROJECT_HOOKS')) return true;
+    if (!this.warned.has(event)) {
+      this.warned.add(event);
+      this.opts.log(
+        `hooks.${event} from ${hook.file} not run: hooks of project and local settings run only with SYNAPSE_TRUST_PROJECT_HOOKS=1 (environment or ~/.synapse/settings.json)`,
+      );
+    }
+    return false;
+  }
+
+  /** Runs `event`'s hook (call `has` first); never rejects. */
+  run(event: HookEvent, extraEnv: Record<string, string> = {}): Promise<HookResult> {
+    const command = this.opts.hooks[event]!.command;
+    return new Promise((resolve) => {
+      let output = '';
+      const keep = (d: Buffer) => {
+        output = (output + d.toString('utf8')).slice(-MAX_OUTPUT);
+      };
+      const child = spawn('/bin/sh', ['-c', command], {
+        cwd: this.opts.cwd,
+        env: { ...this.opts.env, SYNAPSE_AGENT_ID: this.opts.agentId, SYNAPSE_HOOK: event, ...extraEnv },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: HOOK_TIMEOUT_MS,
+      });
+      child.stdout.on('data', keep);
+      child.stderr.on('data', keep);
+      child.on('error', (err) => resolve({ ok: false, exitCode: null, output: `cannot run hooks.${event}: ${err.message}` }));
+      child.on('close', (code) => {
+        const result = { ok: code === 0, exitCode: code, output: output.trim() };
+        this.opts.log(`hooks.${event} (${command}) exited ${code ?? 'by a signal'}`);
+        resolve(result);
+      });
+    });
+  }
+}
+
+/**
+ * `hooks.on_idle`: each time the screen turns READY the hook runs, and until it exits 0 the agent
+ * is reported PROCESSING, not READY (its output goes to the log). Registered before the listener
+ * that reports the screen, so READY is never shown while the hook runs.
+ */
+export function gateIdle(gates: QualityGates, tracker: ScreenStatusTracker, status: AgentStatusModel, log: (msg: string) => void): void {
+  let running = false;
+  tracker.on('change', (r: ScreenReading) => {
+    if (r.status !== 'READY' || running || !gates.has('on_idle')) return;
+    running = true;
+    status.setIdleGate(false);
+    void gates.run('on_idle').then((result) => {
+      running = false;
+      if (!result.ok) log(`hooks.on_idle failed (exit ${result.exitCode ?? 'none'}): not reported READY. Output: ${result.output || '(none)'}`);
+      status.setIdleGate(result.ok);
+    });
+  });
+}
+
+/** `hooks.on_task_completed` for the reply coordinator: null when there is none that may run. */
+export function completionGate(gates: QualityGates): (task: { id: string }) => Promise<HookResult | null> {
+  return (task) => (gates.has('on_task_completed') ? gates.run('on_task_completed', { SYNAPSE_TASK_ID: task.id }) : Promise.resolve(null));
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import type { Clock } from '../../../src/clock.js';
+import { AgentStatusModel } from '../../../src/runtime/agent-status.js';
+
+/** A clock whose timers run when the test says, with `now()` where the test put it. */
+function manualClock(start: number) {
+  let now = start;
+  const timers: Array<{ fn: () => void; at: number }> = [];
+  const clock: Clock = {
+    now: () => now,
+    setTimeout: (fn, ms) => {
+      timers.push({ fn, at: now + ms });
+      return { unref() {} } as unknown as NodeJS.Timeout;
+    },
+    clearTimeout: () => undefined,
+  };
+  return {
+    clock,
+    set: (ms: number) => (now = ms),
+    fireTimers: () => timers.splice(0).forEach((t) => t.fn()),
+  };
+}
+
+describe('AgentStatusModel DONE hold', () => {
+  it('goes back to READY when the hold timer fires, even a millisecond before the wall clock reaches the deadline', () => {
+    const t = manualClock(1_000_000);
+    const model = new AgentStatusModel(t.clock);
+    model.setScreen('READY');
+    model.setTaskInFlight(true);
+    expect(model.status).toBe('PROCESSING');
+    model.setTaskInFlight(false);
+    model.taskFinished();
+    expect(model.status).toBe('DONE');
+    // Node's timers can run just before Date.now() reaches the deadline: 9,999 ms of 10,000.
+    t.set(1_000_000 + 9_999);
+    t.fireTimers();
+    expect(model.status).toBe('READY');
+  });
+
+  it('holds DONE until the timer fires', () => {
+    const t = manualClock(0);
+    const model = new AgentStatusModel(t.clock);
+    model.setScreen('READY');
+    model.taskFinished();
+    t.set(5_000);
+    model.setScreen('READY');
+    expect(model.status).toBe('DONE');
+  });
+});
