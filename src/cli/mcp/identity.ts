@@ -1,7 +1,7 @@
 import { requestJson } from '../../a2a/http-json.js';
 import { renderStartupInstruction } from '../../config/instructions.js';
 import { envSetting } from '../../config/env-setting.js';
-import { loadSettings, resolveSettings } from '../../config/settings.js';
+import { loadSettings } from '../../config/settings.js';
 import type { RegistryEntry } from '../../registry/entry.js';
 import { liveAgents } from '../../registry/lookup.js';
 import { resolveSender } from '../../registry/sender.js';
@@ -36,9 +36,9 @@ export function instructionsFor(ctx: CallContext, self: Self): string {
   });
 }
 
-/** The merged settings and where each value came from (what `synapse config show --json` prints). */
+/** The merged settings (never the environment: it may hold keys). */
 export function settingsFor(ctx: CallContext, self: Self): unknown {
-  return resolveSettings(self.entry?.working_dir ?? ctx.cwd, ctx.env);
+  return loadSettings(self.entry?.working_dir ?? ctx.cwd, ctx.env);
 }
 
 /** The agent card as the agent itself serves it (`/.well-known/agent.json`). */
