@@ -142,8 +142,7 @@ describe('synapse command lines quoted in the skills, guides and README', () => 
 
   it('every quoted command and flag exists', () => {
     const program = buildProgram(profileNames());
-    const bad = quoted
-      .flatMap((q) => check(program, q.argv).problems.map((p) => `${q.file}: ${q.line}\n    ${p}`));
+    const bad = quoted.flatMap((q) => check(program, q.argv).problems.map((p) => `${q.file}: ${q.line}\n    ${p}`));
     expect(bad).toEqual([]);
   });
 
@@ -160,13 +159,7 @@ describe('synapse command lines quoted in the skills, guides and README', () => 
 
   it('each command they name answers --help with exit 0 from the built CLI', async () => {
     const program = buildProgram(profileNames());
-    const paths = [
-      ...new Set(
-        quoted
-          .map((q) => check(program, q.argv).path.join(' '))
-          .filter((p) => p && p !== 'run'),
-      ),
-    ];
+    const paths = [...new Set(quoted.map((q) => check(program, q.argv).path.join(' ')).filter((p) => p && p !== 'run'))];
     expect(paths.length).toBeGreaterThan(20);
     const failed: string[] = [];
     for (const p of paths) {
