@@ -23,7 +23,19 @@ async function runProgram(argv: string[]): Promise<void> {
   }
 }
 
+/**
+ * `synapse … | head` closes the pipe before we finish writing: stop quietly, as any Unix tool
+ * does, instead of dying on an unhandled EPIPE with a stack trace.
+ */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
 export async function main(argv: string[]): Promise<void> {
+  quietOnClosedPipe(process.stdout);
   try {
     if (argv[2] === DETACHED_AGENT) await (await import('./commands/run-agent.js')).runDetached(argv[3] ?? '', processIo());
     else await runProgram(argv);
