@@ -36,9 +36,13 @@ export function boxText(rows: string[], box: { first: number; end: number }, pro
     .trim();
 }
 
-/** Lines that appeared since `before`: everything from the first row that differs. */
-export function linesSince(before: string[], after: string[]): string[] {
+/**
+ * Lines that appeared since `before`: everything from the first line that differs. `trimmedSince`
+ * is how many lines a full scrollback dropped off the top in between (`Screen.linesAt`): line `i`
+ * now is line `i + trimmedSince` of `before`, or every line would look new.
+ */
+export function linesSince(before: string[], after: string[], trimmedSince = 0): string[] {
   let i = 0;
-  while (i < before.length && i < after.length && before[i] === after[i]) i++;
+  while (i + trimmedSince < before.length && i < after.length && before[i + trimmedSince] === after[i]) i++;
   return after.slice(i);
 }

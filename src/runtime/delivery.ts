@@ -7,7 +7,7 @@ import type { Clock } from '../clock.js';
 import { ApprovalDialog } from './approval.js';
 import { frameMessage, type FramingOptions } from './framing.js';
 import type { Injector } from './injector.js';
-import type { Screen } from './screen.js';
+import type { LinesAt, Screen } from './screen.js';
 import type { ScreenReading, ScreenStatusTracker } from './screen-status.js';
 import type { TaskManager } from './tasks.js';
 import { TurnWatch } from './turn-watch.js';
@@ -15,7 +15,7 @@ import { TurnWatch } from './turn-watch.js';
 interface InFlight {
   taskId: string;
   /** All screen lines just before the message was typed in. */
-  beforeLines: string[];
+  before: LinesAt;
   /** The turn, from the moment the submit key is written (unset while still typing it in). */
   turn?: TurnWatch;
   confirmed: boolean;
@@ -339,7 +339,7 @@ export class DeliveryLoop extends EventEmitter {
     const { text } = frameMessage(task, this.deps.framing);
     const f: InFlight = {
       taskId: task.id,
-      beforeLines: this.deps.screen.allLines(),
+      before: this.deps.screen.linesAt(),
       confirmed: false,
       resubmitted: false,
       echoTimer: undefined,
@@ -363,7 +363,7 @@ export class DeliveryLoop extends EventEmitter {
       }
       if (this.inflight !== f) return;
       const { profile, screen, clock, tracker } = this.deps;
-      const turn: TurnWatch = new TurnWatch({ profile, screen, clock, status: () => tracker.current?.status }, text, f.beforeLines, () => this.finish(f, turn));
+      const turn: TurnWatch = new TurnWatch({ profile, screen, clock, status: () => tracker.current?.status }, text, f.before, () => this.finish(f, turn));
       f.turn = turn;
       this.checkEcho();
       if (!f.confirmed) this.startEchoWindow(f);

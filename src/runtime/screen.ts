@@ -14,6 +14,23 @@ const SCROLLBACK_LINES = 5000;
  * `anchor` marks the first row not yet rendered; xterm moves it up as old rows are trimmed off
  * the top (or cleared), and that tells how many rendered rows are gone.
  */
+/**
+ * Where `allLines()` starts: the number of lines trimmed off the top of the scrollback so far, in
+ * one `epoch` (a resize or a buffer switch starts a new one, as the rows are laid out anew). Two
+ * readings of the same epoch line up: line `i` of the later is line `i + (later.first -
+ * earlier.first)` of the earlier, even once a full scrollback drops a line for each new one.
+ */
+export interface LineOrigin {
+  epoch: number;
+  first: number;
+}
+
+/** All lines at one moment, and where they start. */
+export interface LinesAt {
+  lines: string[];
+  origin: LineOrigin;
+}
+
 interface History {
   buffer: Buffer;
   rows: string[];
@@ -38,6 +55,8 @@ export class Screen {
   lineFeeds = 0;
   private readonly listeners: Array<() => void> = [];
   private history: History | null = null;
+  private epoch = 0;
+  private trimmedLines = 0;
 
   constructor(cols: number, rows: number, scrollback = SCROLLBACK_LINES) {
     this.term = new Terminal({ cols, rows, scrollback, allowProposedApi: true });
@@ -117,8 +136,9 @@ export class Screen {
     const history = this.historyOf(buf);
     const lines: string[] = [];
     const add = (text: string, wrapped: boolean) => {
-      if (wrapped && lines.length > 0) lines[lines.length - 1] += text;
-      else lines.push(text);
+      if (!wrapped) lines.push(text);
+      else if (lines.length > 0) lines[lines.length - 1] += text;
+      // else: the rest of a line whose start was trimmed off the top; it was counted as trimmed.
     };
     for (let i = 0; i < history.rows.length; i++) add(history.rows[i]!, history.wrapped[i]!);
     for (let i = history.rows.length; i < buf.length; i++) {
@@ -126,6 +146,12 @@ export class Screen {
       if (line) add(line.translateToString(true), line.isWrapped);
     }
     return lines;
+  }
+
+  /** `allLines()` and where it starts (see `LineOrigin`). */
+  linesAt(): LinesAt {
+    const lines = this.allLines();
+    return { lines, origin: { epoch: this.epoch, first: this.trimmedLines } };
   }
 
   /** The last `n` lines with text on them (scrollback included), for a report of what the CLI last showed. */
@@ -143,6 +169,8 @@ export class Screen {
     if (h && (h.buffer !== buf || h.anchor?.isDisposed)) h = this.forgetHistory();
     if (h?.anchor) {
       const gone = h.rows.length - h.anchor.line;
+      // A line is trimmed once its first row is: what is left of it is not shown (allLines).
+      for (let i = 0; i < gone; i++) if (!h.wrapped[i]) this.trimmedLines++;
       h.rows.splice(0, gone);
       h.wrapped.splice(0, gone);
     }
@@ -163,6 +191,7 @@ export class Screen {
   }
 
   private forgetHistory(): null {
+    if (this.history) this.epoch++;
     this.history?.anchor?.dispose();
     this.history = null;
     return null;

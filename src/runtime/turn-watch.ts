@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import { viewOf } from '../profiles/screen-rules.js';
 import { linesSince } from '../profiles/text.js';
 import type { Profile, TurnScreen, TurnSeen } from '../profiles/types.js';
+import type { LinesAt } from './screen.js';
 import type { ScreenStatus } from './screen-status.js';
 
 /** What a turn watch reads: the rendered screen (the runtime's `Screen`, or recorded frames in tests). */
@@ -11,7 +12,7 @@ interface ScreenSource {
   /** Line feeds parsed so far. */
   readonly lineFeeds: number;
   viewport(): string[];
-  allLines(): string[];
+  linesAt(): LinesAt;
 }
 
 interface TurnWatchDeps {
@@ -44,7 +45,7 @@ export class TurnWatch {
     private readonly deps: TurnWatchDeps,
     private readonly framed: string,
     /** All screen lines just before the message was typed in. */
-    private readonly beforeLines: string[],
+    private readonly before: LinesAt,
     private readonly onOver: () => void,
   ) {
     this.seqAtSubmit = deps.screen.seq;
@@ -84,9 +85,16 @@ export class TurnWatch {
     if (this.timer && this.recheckOnReply && this.reply() !== '') this.judge();
   }
 
+  /** The lines drawn since the message was typed in, lined up across lines trimmed off the top. */
+  private linesSinceSubmit(): string[] {
+    const now = this.deps.screen.linesAt();
+    const sameLayout = now.origin.epoch === this.before.origin.epoch;
+    return linesSince(this.before.lines, now.lines, sameLayout ? now.origin.first - this.before.origin.first : 0);
+  }
+
   /** The reply as it would be read off the screen now. */
   reply(): string {
-    return this.deps.profile.cleanOutput(linesSince(this.beforeLines, this.deps.screen.allLines()), this.framed);
+    return this.deps.profile.cleanOutput(this.linesSinceSubmit(), this.framed);
   }
 
   stop(): void {
@@ -127,7 +135,7 @@ export class TurnWatch {
       framed: this.framed,
       view,
       inputText: this.deps.profile.inputText(view),
-      lines: () => (lines ??= linesSince(this.beforeLines, this.deps.screen.allLines())),
+      lines: () => (lines ??= this.linesSinceSubmit()),
       reply: () => (reply ??= this.deps.profile.cleanOutput(turn.lines(), this.framed)),
     };
     return turn;

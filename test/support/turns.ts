@@ -95,12 +95,18 @@ export function playTurn(profile: Profile, framed: string, before: string[], ste
       return lineFeeds;
     },
     viewport: () => rows,
-    allLines: () => rows,
+    // Recorded frames: no scrollback is ever trimmed.
+    linesAt: () => ({ lines: rows, origin: { epoch: 0, first: 0 } }),
   };
-  const watch: TurnWatch = new TurnWatch({ profile, screen, clock: systemClock, status: () => status }, framed, before, () => {
-    reply = watch.reply();
-    watch.stop();
-  });
+  const watch: TurnWatch = new TurnWatch(
+    { profile, screen, clock: systemClock, status: () => status },
+    framed,
+    { lines: before, origin: { epoch: 0, first: 0 } },
+    () => {
+      reply = watch.reply();
+      watch.stop();
+    },
+  );
   steps.forEach((step, i) => {
     if (reply !== null) throw new Error(`step ${i + 1}: the turn already finished with ${JSON.stringify(reply)}`);
     if (step.wait) vi.advanceTimersByTime(step.wait);
