@@ -12,7 +12,8 @@ import { envSetting } from '../config/env-setting.js';
  * but never show or answer it), --no-reply (ECHO_AUTO_REPLY=0: never answer [REPLY EXPECTED]
  * messages through the reply route, like an agent that forgets to reply), --exit-at-start CODE
  * (ECHO_EXIT_AT_START: print why and exit with CODE before the first prompt, like a CLI that
- * refuses to start). Directives inside a message: [[wait: SECONDS]] thinks that long; [[exit:
+ * refuses to start), ECHO_BANNER_LINES N (print N numbered lines at start-up: a long history,
+ * for tests of a full scrollback). Directives inside a message: [[wait: SECONDS]] thinks that long; [[exit:
  * CODE]] exits mid-turn; [[quiet]] ends the turn without printing anything and without a reply
  * (an agent that forgets both: the sender gets MISSING_REPLY); [[ask: CMD]] first shows a
  * permission menu (like the real CLIs' approval dialogs: arrows move, Enter picks, ESC denies).
@@ -33,6 +34,8 @@ interface Options {
   port: number | undefined;
   /** Exit with this code instead of showing the first prompt. */
   exitAtStart: number | undefined;
+  /** Numbered lines printed at start-up, before the first prompt. */
+  bannerLines: number;
 }
 
 /** What `synapse reply` does, without starting a process: POST the answer to our own agent. */
@@ -54,6 +57,7 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
     autoReply: env.ECHO_AUTO_REPLY !== '0',
     port: envSetting(env, 'SYNAPSE_PORT'),
     exitAtStart: numberSetting(env, 'ECHO_EXIT_AT_START', { integer: true, min: 0, max: 255 }),
+    bannerLines: numberSetting(env, 'ECHO_BANNER_LINES', { default: 0, integer: true, min: 0, max: 1_000_000 }),
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -84,6 +88,7 @@ class EchoAgent {
   start(): void {
     this.write('\x1b[?2004h'); // we understand bracketed paste
     this.write('Echo agent — built into Synapse. Type a message and press Enter.\r\n');
+    if (this.opts.bannerLines > 0) this.write(Array.from({ length: this.opts.bannerLines }, (_, i) => `history line ${i + 1}\r\n`).join(''));
     setTimeout(() => {
       const code = this.opts.exitAtStart;
       if (code !== undefined && Number.isInteger(code)) {
