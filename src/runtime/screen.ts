@@ -20,7 +20,7 @@ const SCROLLBACK_LINES = 5000;
  * readings of the same epoch line up: line `i` of the later is line `i + (later.first -
  * earlier.first)` of the earlier, even once a full scrollback drops a line for each new one.
  */
-export interface LineOrigin {
+interface LineOrigin {
   epoch: number;
   first: number;
 }
