@@ -108,6 +108,8 @@ describe('an idle agent', () => {
     expect(idle.filter((p) => p.includes('/commander/'))).toEqual([]);
     // The MCP server's SDK, zod and the TOML parser load only in `synapse mcp serve` / `install`.
     expect(idle.filter((p) => /\/node_modules\/(@modelcontextprotocol\/sdk|zod|smol-toml)\//.test(p))).toEqual([]);
+    // Nor the settings/skills schemas (TypeBox), the YAML parser or the prompts.
+    expect(idle.filter((p) => /\/node_modules\/(typebox|yaml|@inquirer)\//.test(p))).toEqual([]);
 
     // The first JSON-RPC request loads the SDK, not gRPC; the first gRPC call loads gRPC.
     expect((await rpc(`${endpoint}/a2a/jsonrpc`, sendMessage('over json-rpc'))).result.task.status.state).toBe('TASK_STATE_COMPLETED');
@@ -116,6 +118,20 @@ describe('an idle agent', () => {
     expect(afterJsonRpc).not.toContain('/@grpc/grpc-js/');
     expect((await grpcSend(port, 'over grpc')).status.state).toBe(3); // TASK_STATE_COMPLETED
     expect(lazyIn(loaded(dir, pid))).toContain('/@grpc/grpc-js/');
+  });
+});
+
+describe('a plain command', () => {
+  it('`synapse list` loads no schema library, YAML parser, prompts, MCP SDK or HTTP server (each costs start-up time)', async () => {
+    const dir = fs.mkdtempSync(path.join(t.home, 'trace-'));
+    const tracer = pathToFileURL(path.join(ROOT, 'test/support/module-trace.mjs')).href;
+    const r = await runCli(['list', '--json'], { env: { ...t.env, NODE_OPTIONS: `--import=${tracer}`, MODULE_TRACE_DIR: dir } });
+    expect(r.code, r.stderr).toBe(0);
+    const [file] = fs.readdirSync(dir);
+    const modules = fs.readFileSync(path.join(dir, file!), 'utf8').split('\n').filter(Boolean);
+    expect(modules.some((p) => p.includes('/dist/cli/program.js'))).toBe(true);
+    const heavy = /\/node_modules\/(typebox|yaml|@inquirer|@modelcontextprotocol|zod|smol-toml|fastify|@a2a-js|@grpc)\//;
+    expect([...new Set(modules.filter((p) => heavy.test(p)).map((p) => heavy.exec(p)![1]))]).toEqual([]);
   });
 });
 

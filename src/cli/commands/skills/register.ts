@@ -1,16 +1,13 @@
 import type { Command } from 'commander';
 import { processIo } from '../../io.js';
-import { applySetCommand, listSetsCommand, showSetCommand, type ApplyFlags } from './sets.js';
-import {
-  addSkillCommand,
-  createSkillCommand,
-  deleteSkillCommand,
-  deploySkillCommand,
-  importSkillCommand,
-  listSkillsCommand,
-  moveSkillCommand,
-  showSkillCommand,
-} from './skills.js';
+import type * as SetsCli from './sets.js';
+import type { ApplyFlags } from './sets.js';
+import type * as SkillsCli from './skills.js';
+
+// The commands' modules, and the YAML parser and schemas under them, load only when one runs:
+// every other `synapse` command declares these without paying for them.
+const skillsCli = (): Promise<typeof SkillsCli> => import('./skills.js');
+const setsCli = (): Promise<typeof SetsCli> => import('./sets.js');
 
 const HELP = `
 Scopes (where skills live):
@@ -42,7 +39,7 @@ export function registerSkillCommands(program: Command): void {
     .addHelpText('after', HELP)
     .action(async () => {
       const io = processIo();
-      if (!io.isTerminal('stdin') || !io.isTerminal('stdout')) return listSkillsCommand({}, io);
+      if (!io.isTerminal('stdin') || !io.isTerminal('stdout')) return (await skillsCli()).listSkillsCommand({}, io);
       const { interactiveSkills } = await import('./interactive.js');
       return interactiveSkills(io);
     });
@@ -60,7 +57,7 @@ function registerScopeCommands(skills: Command): void {
     .option('--scope <scope>', 'synapse, user, project, plugin or builtin')
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExample:\n  synapse skills list --scope user --json')
-    .action((flags: Flags) => listSkillsCommand(flags, processIo()));
+    .action(async (flags: Flags) => (await skillsCli()).listSkillsCommand(flags, processIo()));
 
   skills
     .command('show')
@@ -68,7 +65,7 @@ function registerScopeCommands(skills: Command): void {
     .argument('<name>')
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExample:\n  synapse skills show synapse-a2a')
-    .action((name: string, flags: Flags) => showSkillCommand(name, flags, processIo()));
+    .action(async (name: string, flags: Flags) => (await skillsCli()).showSkillCommand(name, flags, processIo()));
 
   skills
     .command('delete')
@@ -78,7 +75,7 @@ function registerScopeCommands(skills: Command): void {
     .option('--force', 'do not ask')
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExample:\n  synapse skills delete old-skill --scope project --force')
-    .action((name: string, flags: Flags) => deleteSkillCommand(name, flags, processIo()));
+    .action(async (name: string, flags: Flags) => (await skillsCli()).deleteSkillCommand(name, flags, processIo()));
 
   skills
     .command('move')
@@ -89,7 +86,7 @@ function registerScopeCommands(skills: Command): void {
     .option('--agent <cli>', 'with --to user|project: the CLI whose folder to use (claude = .claude/skills, others = .agents/skills)', 'claude')
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExample:\n  synapse skills move code-review --to user --agent codex')
-    .action((name: string, flags: Flags & { to: string }) => moveSkillCommand(name, flags, processIo()));
+    .action(async (name: string, flags: Flags & { to: string }) => (await skillsCli()).moveSkillCommand(name, flags, processIo()));
 
   skills
     .command('import')
@@ -98,7 +95,7 @@ function registerScopeCommands(skills: Command): void {
     .option('--from <scope>', 'take it from this scope (default: the first that has it)')
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExample:\n  synapse skills import code-review --from project')
-    .action((name: string, flags: Flags) => importSkillCommand(name, flags, processIo()));
+    .action(async (name: string, flags: Flags) => (await skillsCli()).importSkillCommand(name, flags, processIo()));
 }
 
 /** deploy, add, create: skills copied or written somewhere. */
@@ -111,7 +108,7 @@ function registerCopyCommands(skills: Command): void {
     .option('--scope <scope>', 'user (your home) or project (this directory)', 'project')
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExample:\n  synapse skills deploy code-review --agent claude,codex --scope user')
-    .action((name: string, flags: Flags) => deploySkillCommand(name, flags, processIo()));
+    .action(async (name: string, flags: Flags) => (await skillsCli()).deploySkillCommand(name, flags, processIo()));
 
   skills
     .command('add')
@@ -121,7 +118,7 @@ function registerCopyCommands(skills: Command): void {
     .option('--agent <cli>', 'with --scope user|project: the CLI whose folder to use', 'claude')
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExamples:\n  synapse skills add ./my-skills\n  synapse skills add https://github.com/acme/skills.git --scope project')
-    .action((source: string, flags: Flags) => addSkillCommand(source, flags, processIo()));
+    .action(async (source: string, flags: Flags) => (await skillsCli()).addSkillCommand(source, flags, processIo()));
 
   skills
     .command('create')
@@ -131,7 +128,7 @@ function registerCopyCommands(skills: Command): void {
     .option('--agent <cli>', 'with --scope user|project: the CLI whose folder to use', 'claude')
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExample:\n  synapse skills create release-notes --scope project')
-    .action((name: string | undefined, flags: Flags) => createSkillCommand(name, flags, processIo()));
+    .action(async (name: string | undefined, flags: Flags) => (await skillsCli()).createSkillCommand(name, flags, processIo()));
 }
 
 /** set list, set show, apply. */
@@ -142,14 +139,14 @@ function registerSetCommands(skills: Command): void {
     .description('List the skill sets (shipped defaults < ~/.synapse < .synapse)')
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExample:\n  synapse skills set list')
-    .action((flags: Flags) => listSetsCommand(flags, processIo()));
+    .action(async (flags: Flags) => (await setsCli()).listSetsCommand(flags, processIo()));
   set
     .command('show')
     .description('Show a set: each skill and where it is found, or MISSING')
     .argument('<name>')
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExample:\n  synapse skills set show reviewer')
-    .action((name: string, flags: Flags) => showSetCommand(name, flags, processIo()));
+    .action(async (name: string, flags: Flags) => (await setsCli()).showSetCommand(name, flags, processIo()));
 
   skills
     .command('apply')
@@ -161,5 +158,5 @@ function registerSetCommands(skills: Command): void {
     .option('--from <agent>', 'send the load message as this agent')
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExamples:\n  synapse skills apply bob reviewer --dry-run\n  synapse skills apply synapse-codex-8120 developer')
-    .action((target: string, setName: string, flags: ApplyFlags) => applySetCommand(target, setName, flags, processIo()));
+    .action(async (target: string, setName: string, flags: ApplyFlags) => (await setsCli()).applySetCommand(target, setName, flags, processIo()));
 }
