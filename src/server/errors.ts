@@ -68,6 +68,13 @@ export function installErrorHandler(app: FastifyInstance): void {
       return reply.status(httpStatusFor(err.code)).send({ error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
     }
     const fe = err as FastifyError;
+    if (fe.code === 'SQLITE_BUSY' || fe.code === 'SQLITE_LOCKED') {
+      // Another process holds the database longer than the busy timeout: a moment's wait, not a fault.
+      return reply
+        .status(503)
+        .header('retry-after', '5')
+        .send({ error: { code: 'database_busy', message: `the database is locked by another process (${fe.message}): try again in a few seconds` } });
+    }
     if (fe.validation) {
       const message = validationMessage(fe.validationContext ?? 'request', fe.validation);
       return reply.status(400).send({ error: { code: 'invalid_input', message } });
