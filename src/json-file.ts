@@ -20,9 +20,17 @@ export function readJsonFile(file: string, what = 'file'): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    const reason = `not JSON: ${(err as Error).message}`;
-    throw new SynapseError('corrupt_file', `${what} ${file} is not JSON (${(err as Error).message}); fix it or remove it`, { file, reason });
+    const why = printable((err as Error).message);
+    throw new SynapseError('corrupt_file', `${what} ${file} is not JSON (${why}); fix it or remove it`, { file, reason: `not JSON: ${why}` });
   }
+}
+
+/**
+ * A parse error quotes the file's text, and the text may hold escape sequences: shown as `\x1b`,
+ * never written raw to the user's terminal.
+ */
+function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
 /** The names in a directory; a missing directory has none (any other failure throws). */

@@ -61,7 +61,14 @@ export async function followSse(
         res.on('end', () => resolve(done ? 'done' : 'ended'));
         res.on('error', () => resolve(done ? 'done' : 'ended'));
       });
-      req.on('error', (err) => reject(new SynapseError('agent_unreachable', `cannot follow ${url}: ${err.message}`)));
+      req.on('error', (err) =>
+        reject(
+          new SynapseError(
+            'agent_unreachable',
+            `cannot follow ${url}: ${err.message}. The agent stopped answering (it exited or was killed); its task store keeps the task, marked failed when the agent starts again: \`synapse list\` shows whether it runs`,
+          ),
+        ),
+      );
       opts.signal?.addEventListener('abort', () => {
         req.destroy();
         resolve('done');

@@ -26,6 +26,12 @@ interface InFlight {
 
 /** Between a submit key and an interrupt key, so the CLI reads them as two key presses. */
 const SUBMIT_TO_INTERRUPT_MS = 50;
+/**
+ * After an interrupt, deliveries wait for a reading of a newer screen. A CLI that was idle
+ * already (its turn ended as the cancel came) draws nothing for the interrupt key: a screen still
+ * unchanged this long after it is the CLI's answer, and the last reading of it holds again.
+ */
+const INTERRUPT_QUIET_MS = 1000;
 
 export interface DeliveryDeps {
   tasks: TaskManager;
@@ -74,6 +80,7 @@ export class DeliveryLoop extends EventEmitter {
    */
   private interruptedSinceDelivery = false;
   private interruptRetryTimer: NodeJS.Timeout | undefined;
+  private interruptQuietTimer: NodeJS.Timeout | undefined;
   private readonly dialog: ApprovalDialog;
   /** What the last 'busy' event said. */
   private announcedBusy = false;
@@ -194,8 +201,19 @@ export class DeliveryLoop extends EventEmitter {
     this.deps.injector.interrupt();
     this.emit('interrupt');
     this.interruptedSinceDelivery = true;
-    this.holdUntilSeq = this.deps.screen.seq;
+    const heldAt = this.deps.screen.seq;
+    this.holdUntilSeq = heldAt;
     this.interruptSettlesAt = this.deps.clock.now() + (this.deps.profile.interrupt.settleMs ?? 0);
+    this.deps.clock.clearTimeout(this.interruptQuietTimer);
+    this.interruptQuietTimer = this.deps.clock.setTimeout(
+      () => {
+        this.interruptQuietTimer = undefined;
+        if (this.holdUntilSeq !== heldAt || this.deps.screen.seq !== heldAt) return;
+        this.holdUntilSeq = -1;
+        this.pump();
+      },
+      Math.max(INTERRUPT_QUIET_MS, this.deps.profile.interrupt.settleMs ?? 0),
+    );
     const retryMs = this.deps.profile.interrupt.retryMs;
     if (retry && retryMs) {
       // The key can be lost like a submit key (OpenCode under load): still busy, press it again.

@@ -5,7 +5,7 @@ import { requireCjs } from '../require-cjs.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Env } from '../config/paths.js';
 import type { AgentApi } from '../agent-api/agent-api.js';
-import { installErrorHandler } from './errors.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandler } from './errors.js';
 import { installRequestGuard } from './request-guard.js';
 import { a2aRoutes } from './routes/a2a-routes.js';
 import { agentRoutes } from './routes/agent.js';
@@ -63,6 +63,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     logger: false,
     bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
     forceCloseConnections: true,
+    // Errors before a route runs (an unroutable URL, bytes that are not HTTP) in our error shape too.
+    frameworkErrors,
+    clientErrorHandler,
     // Validators come precompiled from the build (or compile on first use): none at ready().
     schemaController: { compilersFactory: opts.schemaCompilers ?? schemaCompilers() },
     ...(server

@@ -1,4 +1,5 @@
-import type { FastifyError, FastifyInstance, FastifySchemaValidationError } from 'fastify';
+import type net from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { isSynapseError, type ErrorCode } from '../errors.js';
 
 /** The one place that maps error codes to HTTP statuses. Bodies are `{error: {code, message}}`. */
@@ -67,6 +68,13 @@ export function installErrorHandler(app: FastifyInstance): void {
       return reply.status(httpStatusFor(err.code)).send({ error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
     }
     const fe = err as FastifyError;
+    if (fe.code === 'SQLITE_BUSY' || fe.code === 'SQLITE_LOCKED') {
+      // Another process holds the database longer than the busy timeout: a moment's wait, not a fault.
+      return reply
+        .status(503)
+        .header('retry-after', '5')
+        .send({ error: { code: 'database_busy', message: `the database is locked by another process (${fe.message}): try again in a few seconds` } });
+    }
     if (fe.validation) {
       const message = validationMessage(fe.validationContext ?? 'request', fe.validation);
       return reply.status(400).send({ error: { code: 'invalid_input', message } });
@@ -86,4 +94,40 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setNotFoundHandler((req, reply) => {
     reply.status(404).send({ error: { code: 'not_found', message: `no route ${req.method} ${req.url}` } });
   });
+}
+
+/**
+ * Fastify's own answers to a URL it cannot route (a malformed percent-encoding, a path
+ * parameter over its length limit), in our shape: its defaults answer `{error: "Bad Request",
+ * code: "FST_ERR_…"}` and echo the raw path, control bytes and all.
+ */
+export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void reply.status(414).send({ error: { code: 'invalid_input', message: 'a path segment is too long: ids and names are at most 100 characters' } });
+    return;
+  }
+  void reply.status(400).send({ error: { code: 'invalid_input', message: 'the URL is not valid: percent-encode it as UTF-8' } });
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; text: string; message: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, text: 'Request Timeout', message: 'the request took too long to arrive' },
+  HPE_HEADER_OVERFLOW: { status: 431, text: 'Request Header Fields Too Large', message: 'the request headers are too large' },
+};
+
+/**
+ * A request Node's HTTP parser refuses (an unknown method, bytes that are not HTTP, a body
+ * without framing) gets an error body in our shape before the connection closes; Fastify's
+ * default writes `{"error":"Bad Request","message":"Client Error"}`, which no client can read a
+ * code from.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: net.Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const known = CLIENT_ERRORS[err.code ?? ''] ?? { status: 400, text: 'Bad Request', message: 'the request is not valid HTTP/1.1' };
+  const body = JSON.stringify({ error: { code: 'invalid_input', message: known.message } });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${known.status} ${known.text}\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

@@ -50,6 +50,41 @@ function parseEnvelope(body: unknown): { ok: true; request: Record<string, unkno
   return { ok: true, request: req };
 }
 
+const V03_REQUIRED_OBJECTS: Readonly<Record<string, readonly string[]>> = {
+  'message/send': ['message'],
+  'message/stream': ['message'],
+  'tasks/pushNotificationConfig/set': ['pushNotificationConfig'],
+};
+
+/**
+ * Task and context ids in `params` (and in `params.message`) are strings. The SDK calls string
+ * methods on them unchecked, so `{"id": {}}` became an internal error (-32603,
+ * "taskId.trim is not a function") instead of invalid params.
+ */
+function paramsProblem(method: string, params: unknown): string | null {
+  if (params === undefined) return null;
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) return 'params must be an object';
+  const p = params as Record<string, unknown>;
+  // The 0.3 dialect's converters read these without looking (`pushNotificationConfig.id` of undefined).
+  for (const key of V03_REQUIRED_OBJECTS[method] ?? []) {
+    const v = p[key];
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return `params.${key} must be an object`;
+  }
+  const message = p.message;
+  const ids: Array<[string, unknown]> = [
+    ['params.id', p.id],
+    ['params.taskId', p.taskId],
+    ...(message !== null && typeof message === 'object' && !Array.isArray(message)
+      ? [
+          ['params.message.taskId', (message as Record<string, unknown>).taskId] as [string, unknown],
+          ['params.message.contextId', (message as Record<string, unknown>).contextId] as [string, unknown],
+        ]
+      : []),
+  ];
+  const bad = ids.find(([, v]) => v !== undefined && v !== null && typeof v !== 'string');
+  return bad ? `${bad[0]} must be a string` : null;
+}
+
 type Dialect = 'v1' | 'v03';
 
 /**
@@ -95,6 +130,8 @@ export async function handleJsonRpc(service: A2aService, path: 'main' | 'v03', r
   if (dialect instanceof Error) return reply.status(200).send({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(dialect) });
   const mapError = (err: unknown) =>
     dialect === 'v03' ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err);
+  const badParams = paramsProblem(rpc.method as string, rpc.params);
+  if (badParams) return reply.status(200).send(rpcError(id, A2A_ERROR_CODE.INVALID_PARAMS, `Invalid params: ${badParams}`));
   const ctx = context(req, dialect);
   const out = await (dialect === 'v1' ? service.jsonrpc : service.legacyJsonrpc).handle(rpc, ctx);
   const extHeader = dialect === 'v03' ? 'x-a2a-extensions' : 'a2a-extensions';

@@ -11,7 +11,7 @@ import {
   TaskPushNotificationConfig,
   taskStateFromJSON,
 } from '@a2a-js/sdk';
-import { A2AError, RequestMalformedError, restStatusFor, toRestErrorBody, UnsupportedOperationError, VersionNotSupportedError } from '@a2a-js/sdk/errors';
+import { RequestMalformedError, restStatusFor, toRestErrorBody, UnsupportedOperationError, VersionNotSupportedError } from '@a2a-js/sdk/errors';
 import { defaultServerCallContextBuilder, type ServerCallContext } from '@a2a-js/sdk/server';
 import { Extensions } from '@a2a-js/sdk';
 import { A2A_PATHS } from '../../a2a/paths.js';
@@ -168,7 +168,8 @@ export function restHandlers(service: A2aService): Record<RestOp, Handler> {
       return json(reply, 200, AgentCard.toJSON(await h.getAuthenticatedExtendedAgentCard({ tenant: '' }, ctx)));
     },
 
-    unknown: async (req, reply) => sendRestError(reply, new A2AError({ message: `no A2A HTTP+JSON resource ${req.method} ${req.url.split('?')[0]}` }), 404),
+    // A plain error, so the body says NOT_FOUND (an A2AError of no known kind reads UNKNOWN / INTERNAL_ERROR).
+    unknown: async (req, reply) => sendRestError(reply, new Error(`no A2A HTTP+JSON resource ${req.method} ${req.url.split('?')[0]}`), 404),
   };
   return Object.fromEntries(Object.entries(ops).map(([k, fn]) => [k, guarded(fn)])) as Record<RestOp, Handler>;
 }

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { TERMINAL_STATES } from '../../agent-api/task.js';
 import type { StreamEvent } from '../../agent-api/task-events.js';
 import type { AgentApi } from '../../agent-api/agent-api.js';
@@ -35,12 +36,21 @@ function openStream(raw: ServerResponse, named: boolean): { send: (e: StreamEven
   };
 }
 
+/**
+ * HEAD of a stream: the headers, then the end. A stream's headers wait for its first body write,
+ * and a HEAD response has no body, so HEAD used to hang until the client gave up.
+ */
+function headOnly(reply: FastifyReply): FastifyReply {
+  return reply.status(200).header('cache-control', 'no-cache').type('text/event-stream; charset=utf-8').send();
+}
+
 /** SSE: one task's events (`status`, `output`, `done`, the original's shapes), and the agent's own event feed. */
 export const streamRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async (app, { api }) => {
   const { TaskIdParamsSchema, StreamQuerySchema } = await loadSchemas('schemas');
 
   app.get('/tasks/:id/subscribe', { schema: { params: TaskIdParamsSchema, querystring: StreamQuerySchema } }, async (req, reply) => {
     const task = api.getTask(req.params.id); // 404 before any stream starts
+    if (req.method === 'HEAD') return headOnly(reply);
     const after = lastEventId(req.headers['last-event-id'], req.query.last_event_id);
     reply.hijack();
     const stream = openStream(reply.raw, false);
@@ -69,6 +79,7 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async 
   });
 
   app.get('/events', { schema: { querystring: StreamQuerySchema } }, async (req, reply) => {
+    if (req.method === 'HEAD') return headOnly(reply);
     const after = lastEventId(req.headers['last-event-id'], req.query.last_event_id);
     reply.hijack();
     const stream = openStream(reply.raw, true);

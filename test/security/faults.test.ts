@@ -1,0 +1,173 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import {
+  BIN,
+  ROOT,
+  cleanupAll,
+  getJson,
+  postJson,
+  runCli,
+  startHeadless,
+  startNonReplying,
+  tempHome,
+  textMessage,
+  waitFor,
+  waitForTask,
+} from '../support/synapse.js';
+
+/**
+ * Faults: what the user sees when a process dies or a file goes bad, and that no message is
+ * lost. Each test starts its own agents in one throw-away HOME.
+ */
+const t = tempHome();
+const started: ChildProcess[] = [];
+afterEach(async () => {
+  for (const c of started.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await cleanupAll();
+});
+afterAll(() => t.cleanup());
+
+function killGroup(pid: number): Promise<void> {
+  return new Promise((resolve) => {
+    process.kill(-pid, 'SIGKILL');
+    const check = () => {
+      try {
+        process.kill(pid, 0);
+        setTimeout(check, 20);
+      } catch {
+        resolve();
+      }
+    };
+    check();
+  });
+}
+
+/** `synapse <args>` as a child the test can kill, with its output so far. */
+function spawnCli(args: string[]): { child: ChildProcess; out: () => string; closed: Promise<number | null> } {
+  const child = spawn(process.execPath, [BIN, ...args], { env: t.env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  started.push(child);
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const closed = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
+  return { child, out: () => out, closed };
+}
+
+describe('faults', () => {
+  it('target SIGKILLed mid-delivery: the waiting sender gets a clear error; after a restart the cut-off task is failed and the queued one delivered', async () => {
+    const b = await startHeadless('echo', { env: t.env, args: ['--name', 'victim'] });
+    const waiting = spawnCli(['send', 'victim', 'long job [[wait: 30]]', '--wait', '--json', '--timeout', '60']);
+    const first = await waitFor(
+      async () => ((await getJson(`${b.endpoint}/tasks?state=working`)).body as Array<{ id: string }>)[0],
+      10_000,
+      'the first message to be working',
+    );
+    const queued = await postJson(`${b.endpoint}/tasks/send`, textMessage('queued behind it'));
+    expect(queued.status).toBe(202);
+
+    await killGroup(b.child.pid!);
+    const code = await waiting.closed;
+    expect(code, waiting.out()).not.toBe(0);
+    expect(waiting.out()).toMatch(/stopped answering/);
+
+    // Same port, same HOME: the agent's task store survived the kill.
+    const again = await startHeadless('echo', { env: t.env, args: ['--name', 'victim'], port: b.port });
+    const cut = (await getJson(`${again.endpoint}/tasks/${first.id}`)).body;
+    expect(cut.status).toBe('failed');
+    expect(cut.status_message).toMatch(/restarted while this task was running/);
+    const delivered = await waitForTask(again.endpoint, queued.body.task.id, 15_000);
+    expect(delivered.status).toBe('completed');
+    expect(JSON.stringify(delivered.artifacts)).toContain('queued behind it');
+  });
+
+  it('the receiver of an answer SIGKILLed mid-reply: the answer stays on the task and `synapse reply` says the sender was not told', async () => {
+    const asker = await startHeadless('echo', { env: t.env, args: ['--name', 'asker'] });
+    const answerer = await startNonReplying('answerer', { env: t.env });
+    const asked = await postJson(`${answerer.endpoint}/tasks/send`, {
+      ...textMessage('what is 6 x 7?'),
+      metadata: { sender: { sender_id: asker.agentId, sender_name: 'asker', sender_endpoint: asker.endpoint }, response_mode: 'notify' },
+    });
+    await waitFor(async () => (await getJson(`${answerer.endpoint}/tasks/${asked.body.task.id}`)).body.receipt?.delivered_at, 10_000, 'delivery');
+    await killGroup(asker.child.pid!);
+
+    const r = await runCli(['reply', '42', '--from', answerer.agentId, '--json'], { env: t.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      task_id: asked.body.task.id,
+      status: 'completed',
+      to: asker.agentId,
+      notified: false,
+      forward_error: expect.any(String),
+    });
+    const human = await runCli(['reply', '--list', '--from', answerer.agentId], { env: t.env });
+    expect(human.stdout).not.toContain(asked.body.task.id.slice(0, 8)); // answered: nobody waits on it any more
+    const task = (await getJson(`${answerer.endpoint}/tasks/${asked.body.task.id}`)).body;
+    expect(task.status).toBe('completed');
+    expect(JSON.stringify(task.artifacts)).toContain('42');
+  });
+
+  it('sender SIGKILLed while waiting: the message is still delivered and answered', async () => {
+    const b = await startHeadless('echo', { env: t.env, args: ['--name', 'patient'] });
+    const waiting = spawnCli(['send', 'patient', 'answer me later [[wait: 1]]', '--wait', '--json']);
+    const task = await waitFor(async () => ((await getJson(`${b.endpoint}/tasks?state=working`)).body as Array<{ id: string }>)[0], 10_000, 'working');
+    waiting.child.kill('SIGKILL');
+    await waiting.closed;
+    const done = await waitForTask(b.endpoint, task.id, 15_000);
+    expect(done.status).toBe('completed');
+    expect(JSON.stringify(done.artifacts)).toContain('answer me later');
+    // The agent takes the next message as usual.
+    const next = await postJson(`${b.endpoint}/tasks/send`, textMessage('next one'));
+    expect((await waitForTask(b.endpoint, next.body.task.id)).status).toBe('completed');
+  });
+
+  it('a registry with a truncated and a garbage file: list names both and still shows the live agent, send still works, nothing is deleted', async () => {
+    const a = await startHeadless('echo', { env: t.env, args: ['--name', 'survivor'] });
+    const dir = t.env.SYNAPSE_REGISTRY_DIR!;
+    const own = fs.readFileSync(path.join(dir, `${a.agentId}.json`), 'utf8');
+    const truncated = path.join(dir, 'synapse-echo-1.json');
+    const garbage = path.join(dir, 'synapse-echo-2.json');
+    fs.writeFileSync(truncated, own.slice(0, Math.floor(own.length / 2)));
+    fs.writeFileSync(garbage, Buffer.from([0x00, 0xff, 0x1b, 0x5b, 0x32, 0x4a, 0x7b]));
+
+    const list = await runCli(['list', '--json'], { env: t.env });
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.stringify(JSON.parse(list.stdout))).toContain('survivor');
+    expect(list.stderr).toContain('synapse-echo-1.json');
+    expect(list.stderr).toContain('synapse-echo-2.json');
+    // The garbage's escape bytes are not echoed to the user's terminal.
+    expect(list.stderr).not.toContain('\x1b');
+
+    const sent = await runCli(['send', 'survivor', 'still reachable', '--wait', '--json'], { env: t.env });
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(fs.existsSync(truncated) && fs.existsSync(garbage)).toBe(true);
+  });
+
+  it("the agent's task database locked by another process for 10 s: sends wait or fail clearly, and every accepted message is delivered", async () => {
+    const a = await startHeadless('echo', { env: t.env, args: ['--name', 'locked'] });
+    const db = path.join(t.env.SYNAPSE_HOME!, 'agents', `${a.agentId}.db`);
+    const locker = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const D = require('better-sqlite3'); const db = new D(${JSON.stringify(db)}); db.exec('BEGIN EXCLUSIVE');
+         process.stdout.write('locked\\n'); setTimeout(() => { db.exec('COMMIT'); db.close(); }, 10000);`,
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    started.push(locker);
+    await new Promise<void>((r) => locker.stdout.once('data', () => r()));
+    const during = await postJson(`${a.endpoint}/tasks/send`, textMessage('sent while locked'));
+    // Either it waited for the lock and was accepted, or it was refused with a code that says why.
+    if (during.status !== 202) {
+      expect(during.status, JSON.stringify(during.body)).toBe(503);
+      expect(during.body.error.code).toBe('database_busy');
+    }
+    await new Promise<void>((r) => locker.once('close', () => r()));
+    const after = await postJson(`${a.endpoint}/tasks/send`, textMessage('sent after the lock'));
+    expect(after.status).toBe(202);
+    expect((await waitForTask(a.endpoint, after.body.task.id, 15_000)).status).toBe('completed');
+    if (during.status === 202) expect((await waitForTask(a.endpoint, during.body.task.id, 15_000)).status).toBe('completed');
+  }, 45_000);
+});
