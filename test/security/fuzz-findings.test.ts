@@ -80,6 +80,22 @@ describe('fuzz findings', () => {
     expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: `Invalid params: ${message}` } });
   });
 
+  it.each([
+    ['/a2a/jsonrpc', { 'a2a-version': '1.0' }],
+    ['/a2a/v0.3/jsonrpc', {}],
+  ])('a JSON-RPC method named __proto__ or constructor on %s is an error answer, not an internal error (500)', async (route, headers) => {
+    for (const method of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      const res = await fetch(`${a.endpoint}${route}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method, params: { message: { messageId: 'm', role: 'ROLE_USER', parts: '${7*7}' } } }),
+      });
+      expect(res.status, method).toBeLessThan(500);
+      const body = (await res.json()) as { error?: { code: number } };
+      expect(body.error?.code, method).not.toBe(-32603);
+    }
+  });
+
   it('an unknown A2A HTTP+JSON resource is NOT_FOUND, not UNKNOWN / INTERNAL_ERROR', async () => {
     const res = await fetch(`${a.endpoint}/a2a/rest/v1/extendedAgentCard`, { method: 'OPTIONS' });
     expect(res.status).toBe(404);

@@ -50,11 +50,12 @@ function parseEnvelope(body: unknown): { ok: true; request: Record<string, unkno
   return { ok: true, request: req };
 }
 
-const V03_REQUIRED_OBJECTS: Readonly<Record<string, readonly string[]>> = {
-  'message/send': ['message'],
-  'message/stream': ['message'],
-  'tasks/pushNotificationConfig/set': ['pushNotificationConfig'],
-};
+// A Map, not an object: a method named `__proto__` or `constructor` must find nothing here.
+const V03_REQUIRED_OBJECTS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['message/send', ['message']],
+  ['message/stream', ['message']],
+  ['tasks/pushNotificationConfig/set', ['pushNotificationConfig']],
+]);
 
 /**
  * Task and context ids in `params` (and in `params.message`) are strings. The SDK calls string
@@ -66,7 +67,7 @@ function paramsProblem(method: string, params: unknown): string | null {
   if (params === null || typeof params !== 'object' || Array.isArray(params)) return 'params must be an object';
   const p = params as Record<string, unknown>;
   // The 0.3 dialect's converters read these without looking (`pushNotificationConfig.id` of undefined).
-  for (const key of V03_REQUIRED_OBJECTS[method] ?? []) {
+  for (const key of V03_REQUIRED_OBJECTS.get(method) ?? []) {
     const v = p[key];
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return `params.${key} must be an object`;
   }
