@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runNode } from './support/run-node.js';
+import { runNode } from '../support/synapse.js';
 
 /**
  * The soak of bench/soak.mjs, small: two echo agents, messages both ways at a rate above what
@@ -9,7 +9,7 @@ import { runNode } from './support/run-node.js';
  */
 describe('soak: two echo agents, messages both ways', () => {
   it('delivers every message exactly once, each inbox in priority order', async () => {
-    const r = await runNode(['bench/soak.mjs', '--messages', '200', '--rate', '40', '--json'], 150_000);
+    const r = await runNode(['bench/soak.mjs', '--messages', '200', '--rate', '40', '--json'], { timeoutMs: 150_000 });
     expect(r.code, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout);
     expect(result.failures).toEqual([]);

@@ -82,17 +82,17 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs the built `synapse` CLI to completion. */
-export function runCli(args: string[], opts: { env: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; input?: string }): Promise<RunResult> {
+/** Runs a node script of the repository (or the CLI) to completion; killed after `timeoutMs`. */
+export function runNode(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; input?: string } = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: opts.env, cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { env: opts.env ?? process.env, cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`synapse ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
+      reject(new Error(`node ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
     }, opts.timeoutMs ?? 20_000);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -100,6 +100,11 @@ export function runCli(args: string[], opts: { env: NodeJS.ProcessEnv; cwd?: str
     });
     child.stdin.end(opts.input ?? '');
   });
+}
+
+/** Runs the built `synapse` CLI to completion. */
+export function runCli(args: string[], opts: { env: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; input?: string }): Promise<RunResult> {
+  return runNode([BIN, ...args], opts);
 }
 
 export interface AgentHandle {
