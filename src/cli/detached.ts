@@ -5,7 +5,15 @@ export const DETACHED_AGENT = '__agent';
 export interface DetachedAgent {
   profile: string;
   cliArgs: string[];
-  flags: { name?: string | undefined; role?: string | undefined; port?: number | undefined; host?: string | undefined; autoApprove?: boolean | undefined };
+  flags: {
+    name?: string | undefined;
+    role?: string | undefined;
+    port?: number | undefined;
+    host?: string | undefined;
+    autoApprove?: boolean | undefined;
+    /** The worktree `synapse start --worktree` made (the agent is launched in it). */
+    worktree?: { name: string; path: string; branch: string } | undefined;
+  };
 }
 
 /**

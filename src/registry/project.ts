@@ -1,13 +1,33 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * The project a working directory belongs to, as one comparable key. Today: the directory's
- * real path (symlinks resolved), so `/tmp/x` and its symlink `/var/tmp/x` are one project.
- * This is the one place that decides it; a later change makes it the git repository (its
- * common directory, so every worktree of a repository is one project).
+ * Which project a directory belongs to. A project is its git repository, named by the git common
+ * directory (`git rev-parse --git-common-dir`): the main checkout and every worktree of one
+ * repository are one project and share one team store (board, locks, memory). Without git, the
+ * directory itself is the project.
+ *
+ * The common directory is found the way git finds it, by reading the files it leaves (a `.git`
+ * directory, or a `.git` file naming a gitdir whose `commondir` file names the shared one), not by
+ * running git: every store access asks, and a git process per question would cost each command
+ * tens of milliseconds.
  */
-export function projectKey(dir: string): string {
+
+/** Where a directory sits in a git repository. */
+export interface GitCheckout {
+  /** The top of the checkout that holds the directory (where its `.git` entry is). */
+  top: string;
+  /** The checkout's own git directory (for a linked worktree, `<common>/worktrees/<id>`). */
+  gitDir: string;
+  /** The repository's common git directory, shared by all its worktrees: the project's identity. */
+  commonDir: string;
+  /** True for a linked worktree (`git worktree add`), false for the main checkout. */
+  linked: boolean;
+}
+
+/** The real path of a directory, or its absolute path when it is gone or unreadable. */
+function realDir(dir: string): string {
   try {
     return fs.realpathSync.native(dir);
   } catch (err) {
@@ -18,7 +38,105 @@ export function projectKey(dir: string): string {
   }
 }
 
+function readText(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    // Not there or not readable: the caller treats it as "not a git file".
+    return null;
+  }
+}
+
+/** `.git` as a file (`gitdir: <path>`, a linked worktree or a submodule) → the git directory it names. */
+function gitDirOfFile(dotGit: string): string | null {
+  const m = /^gitdir:\s*(.+)$/m.exec(readText(dotGit) ?? '');
+  return m?.[1] ? realDir(path.resolve(path.dirname(dotGit), m[1].trim())) : null;
+}
+
+/** The git checkout holding `dir` (searching upwards), or null outside git. */
+export function gitCheckout(dir: string): GitCheckout | null {
+  let current = realDir(dir);
+  for (;;) {
+    const dotGit = path.join(current, '.git');
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.statSync(dotGit);
+    } catch {
+      // No `.git` here: look one level up.
+    }
+    if (stat?.isDirectory() && fs.existsSync(path.join(dotGit, 'HEAD'))) return { top: current, gitDir: dotGit, commonDir: dotGit, linked: false };
+    if (stat?.isFile()) {
+      const gitDir = gitDirOfFile(dotGit);
+      if (gitDir) {
+        const common = readText(path.join(gitDir, 'commondir'));
+        if (common === null) return { top: current, gitDir, commonDir: gitDir, linked: false };
+        return { top: current, gitDir, commonDir: realDir(path.resolve(gitDir, common)), linked: true };
+      }
+    }
+    const parent = path.dirname(current);
+    if (parent === current) return null;
+    current = parent;
+  }
+}
+
+/**
+ * The project of a working directory, as one comparable key: the git common directory, or,
+ * outside git, the directory's real path (symlinks resolved, so `/tmp/x` and its symlink are one).
+ */
+export function projectKey(dir: string): string {
+  return gitCheckout(dir)?.commonDir ?? realDir(dir);
+}
+
 /** True when two working directories belong to the same project (see `projectKey`). */
 export function sameProject(dirA: string, dirB: string): boolean {
   return projectKey(dirA) === projectKey(dirB);
+}
+
+/** True when two working directories are the same directory (symlinks resolved): what `send` compares. */
+export function sameWorkingDir(dirA: string, dirB: string): boolean {
+  return realDir(dirA) === realDir(dirB);
+}
+
+const mainCheckouts = new Map<string, string>();
+
+/** The main working tree of a repository whose common dir is not a `.git` directory (a submodule's, a bare one's). */
+function mainCheckoutOf(checkout: GitCheckout): string {
+  const known = mainCheckouts.get(checkout.commonDir);
+  if (known) return known;
+  let main = checkout.commonDir;
+  try {
+    const out = execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: checkout.top, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const first = /^worktree (.+)$/m.exec(out)?.[1];
+    // A bare repository lists itself first: its store then lives in the repository directory.
+    if (first && !/^bare$/m.test(out.split('\n\n')[0] ?? '')) main = realDir(first);
+  } catch {
+    // git is missing or refuses: the common directory itself is a stable, shared place.
+  }
+  mainCheckouts.set(checkout.commonDir, main);
+  return main;
+}
+
+/**
+ * The directory whose `.synapse/` holds the project's shared store: the main checkout of the
+ * repository (the same for every worktree and subdirectory of it), or, outside git, `dir`.
+ */
+export function projectRoot(dir: string): string {
+  const checkout = gitCheckout(dir);
+  if (!checkout) return path.resolve(dir);
+  if (!checkout.linked) return checkout.top;
+  if (path.basename(checkout.commonDir) === '.git') return path.dirname(checkout.commonDir);
+  return mainCheckoutOf(checkout);
+}
+
+/**
+ * The same file as seen from the project's main checkout: a path inside a linked worktree of
+ * the repository becomes the path at the same place in the main checkout, so that a lock taken
+ * on `src/a.ts` in one worktree holds `src/a.ts` in every other. Other paths are returned as given.
+ */
+export function pathInMainCheckout(absolute: string): string {
+  const checkout = gitCheckout(path.dirname(absolute));
+  if (!checkout?.linked) return absolute;
+  const relative = path.relative(checkout.top, absolute);
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return absolute;
+  return path.join(projectRoot(checkout.top), relative);
 }

@@ -57,6 +57,11 @@ export interface AgentOptions {
   approve?: (who: { agentId: string; port: number }) => Promise<'proceed' | 'skip'>;
   /** No start-up instruction (answered `s` at the approval prompt). */
   skipInstruction?: boolean;
+  /**
+   * More fields for the registry entry, written after the standard ones (which they cannot
+   * replace): e.g. `worktree` {name, path, branch} of an agent started with `--worktree`.
+   */
+  registryExtras?: Record<string, unknown>;
   clock?: Clock;
 }
 

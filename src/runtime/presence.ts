@@ -19,6 +19,8 @@ export interface AgentIdentity {
   startedAt: string;
   logFile: string | null;
   headless: boolean;
+  /** More fields of the entry (`worktree` …), never replacing one above. */
+  extras?: Record<string, unknown>;
 }
 
 function preview(text: string): string {
@@ -56,6 +58,7 @@ export class Presence {
   entry(): RegistryEntry {
     const id = this.identity;
     return {
+      ...id.extras,
       agent_id: id.agentId,
       agent_type: id.type,
       name: id.name,

@@ -1,13 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathInMainCheckout } from '../registry/project.js';
 
 /**
  * One canonical spelling per file, so `./a.ts`, `src/../a.ts` and `/repo/a.ts` (or a path
  * through a symlinked directory) are the same lock. Absolute, with symlinks resolved; for a
  * file that does not exist yet, the nearest existing parent is resolved and the missing
  * segments are appended, so a lock taken before `create` matches the file created later.
+ * A file in a linked git worktree is named by its place in the main checkout, so that the
+ * worktrees of one repository, which share one lock store, lock the same file as one.
  */
 export function normalizeFilePath(input: string, baseDir: string): string {
+  return pathInMainCheckout(resolvedPath(input, baseDir));
+}
+
+function resolvedPath(input: string, baseDir: string): string {
   if (input.trim().length === 0) return path.resolve(baseDir);
   const absolute = path.resolve(baseDir, input);
   const missing: string[] = [];

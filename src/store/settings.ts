@@ -1,24 +1,28 @@
 import path from 'node:path';
 import { projectSynapseDir, type Env } from '../config/paths.js';
 import { envSetting } from '../config/env-setting.js';
+import { projectRoot } from '../registry/project.js';
 
 /**
  * Where the three shared-store files live and whether each feature is switched on.
  * Kept in one place so the CLI, the HTTP routes and the runtime agree on every path.
+ * `projectDir` is any directory of the project: the files live in the `.synapse/` of its main
+ * checkout (registry/project.ts), so every worktree and subdirectory of a repository shares them.
  */
 
 export function boardDbPath(projectDir: string): string {
-  return path.join(projectSynapseDir(projectDir), 'task_board.db');
+  return path.join(projectSynapseDir(projectRoot(projectDir)), 'task_board.db');
 }
 
 export function fileSafetyDbPath(projectDir: string, env: Env): string {
   const override = envSetting(env, 'SYNAPSE_FILE_SAFETY_DB_PATH');
-  if (override) return path.resolve(projectDir, override);
-  return path.join(projectSynapseDir(projectDir), 'file_safety.db');
+  const root = projectRoot(projectDir);
+  if (override) return path.resolve(root, override);
+  return path.join(projectSynapseDir(root), 'file_safety.db');
 }
 
 export function memoryDbPath(projectDir: string): string {
-  return path.join(projectSynapseDir(projectDir), 'memory.db');
+  return path.join(projectSynapseDir(projectRoot(projectDir)), 'memory.db');
 }
 
 /** File safety is on unless `SYNAPSE_FILE_SAFETY_ENABLED` says otherwise. */

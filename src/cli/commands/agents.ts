@@ -24,7 +24,8 @@ function addAgentOptions(cmd: Command, profiles: string | undefined): Command {
     .option('-r, --role <text>', 'what this agent does in the team (or @file to read it from a file)')
     .option('-p, --port <port>', "a fixed port instead of the first free one of the profile's range", parsePort)
     .option('--host <host>', 'address to bind (default 127.0.0.1; anything else exposes the agent)', '127.0.0.1')
-    .option('--auto-approve', "turn on the CLI's own auto-approval flag (off by default)");
+    .option('--auto-approve', "turn on the CLI's own auto-approval flag (off by default)")
+    .option('--worktree [name]', 'work in a git worktree of its own: .synapse/worktrees/<name> on branch synapse/<name>, made from HEAD');
 }
 
 /**
@@ -48,6 +49,7 @@ Examples:
   synapse claude                         wrap Claude Code in this terminal
   synapse claude --name reviewer --role "reviews every change"
   synapse echo --headless                the built-in echo agent, no terminal
+  synapse claude --worktree fix-login    work in .synapse/worktrees/fix-login (branch synapse/fix-login)
   synapse claude -- --model sonnet       pass flags to the CLI itself`,
     )
     .action(async (profileName: string, cliArgs: string[], flags: RunFlags) => {
@@ -65,7 +67,8 @@ Examples:
       'after',
       '\nReturns once the CLI shows its first screen (its prompt, work or a question). If the CLI exits\n' +
         'first, exits 2 and prints its exit code and the last lines of its screen.\n\n' +
-        'Examples:\n  synapse start echo --name alice\n  synapse start claude --role @roles/reviewer.md -- --model sonnet',
+        'Examples:\n  synapse start echo --name alice\n  synapse start claude --role @roles/reviewer.md -- --model sonnet\n' +
+        '  synapse start claude --name fixer --worktree   in a new worktree .synapse/worktrees/fixer-<hex>',
     )
     .action(async (profileName: string, cliArgs: string[], flags: RunFlags) => {
       const { startBackground } = await import('./run-agent.js');

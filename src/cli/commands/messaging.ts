@@ -42,7 +42,7 @@ export function registerMessagingCommands(program: Command): void {
     .option('--silent', 'fire and forget')
     .option('--timeout <seconds>', 'with --wait: stop waiting after this long (exit 6); also bounds waiting for a target that is starting or busy (exit 4)')
     .option('--from <agent>', 'send as this agent (default: $SYNAPSE_AGENT_ID, then the agent whose terminal runs this command)')
-    .option('--force', 'send even though the target works in another directory')
+    .option('--force', 'send even though the target works in another directory (another worktree too)')
     .option('-T, --task', 'also create a linked task on the shared board, assigned to the target')
     .option('--json', 'print {task_id, target, status, receipt}')
     .addHelpText('after', SEND_HELP)
@@ -76,7 +76,7 @@ export function registerMessagingCommands(program: Command): void {
     .argument('<target>', 'name, agent id, type-port or type')
     .argument('[message]', 'the message')
     .option('--from <agent>', 'send as this agent')
-    .option('--force', 'send even though the target works in another directory')
+    .option('--force', 'send even though the target works in another directory (another worktree too)')
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExample:\n  synapse interrupt codex "stop: the tests are red on main"')
     .action(async (target: string, message: string | undefined, flags: SendFlags) => {

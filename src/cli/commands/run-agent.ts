@@ -24,6 +24,27 @@ export interface RunFlags {
   autoApprove?: boolean | undefined;
   /** `--no-setup` makes it false: no name/role questions on a terminal. */
   setup?: boolean | undefined;
+  /**
+   * `--worktree [name]` (true without a name): start in `.synapse/worktrees/<name>`; a background
+   * agent gets the worktree `synapse start` already made.
+   */
+  worktree?: string | boolean | AgentPlace | undefined;
+}
+
+/** A worktree made for an agent: where it lives and its branch (the registry entry's `worktree`). */
+type AgentPlace = NonNullable<DetachedAgent['flags']['worktree']>;
+
+/**
+ * The worktree `--worktree` asks for, made now (or reused), and the directory the agent starts
+ * in; null without the flag. Loaded only when asked: git and the team module cost nothing otherwise.
+ */
+async function worktreeFor(flags: RunFlags, profile: string, io: CommandIo): Promise<{ place: AgentPlace; cwd: string } | null> {
+  if (flags.worktree === undefined || flags.worktree === false) return null;
+  if (typeof flags.worktree === 'object') return { place: flags.worktree, cwd: io.cwd };
+  const { createWorktree } = await import('../../team/worktree.js');
+  const made = createWorktree(io.cwd, typeof flags.worktree === 'string' ? flags.worktree : undefined, flags.name ?? profile, io.env);
+  io.err(`${made.created ? 'created' : 'reusing'} worktree ${made.path} (branch ${made.branch})\n`);
+  return { place: { name: made.name, path: made.path, branch: made.branch }, cwd: made.cwd };
 }
 
 /** `--role TEXT` or `--role @file` (relative to the cwd). */
@@ -65,10 +86,13 @@ function approver(profile: string, settings: Settings, who: { name?: string | un
 }
 
 /** `synapse <profile>`: runs until the CLI exits; returns its exit code. */
-export async function runForeground(profileName: string, cliArgs: string[], flags: RunFlags, io: CommandIo): Promise<number> {
-  const role = readRole(flags.role, io);
+export async function runForeground(profileName: string, cliArgs: string[], flags: RunFlags, callerIo: CommandIo): Promise<number> {
+  const role = readRole(flags.role, callerIo);
   const profile = getProfile(profileName);
-  checkInstalled(profile.command, io.env);
+  checkInstalled(profile.command, callerIo.env);
+  const worktree = await worktreeFor(flags, profile.id, callerIo);
+  // In a worktree, the agent (its settings, instructions, CLI) lives there, not where it was asked for.
+  const io = worktree ? { ...callerIo, cwd: worktree.cwd } : callerIo;
   const headless = flags.headless === true || !io.isTerminal('stdin') || !io.isTerminal('stdout');
   // A setting that does not parse stops here, before a port is bound or the CLI spawned.
   (await import('../../runtime/agent-settings.js')).agentSettings(io.env);
@@ -91,6 +115,7 @@ export async function runForeground(profileName: string, cliArgs: string[], flag
     ...(who.role ? { role: who.role } : {}),
     ...(flags.port !== undefined ? { port: flags.port } : {}),
     ...(flags.host ? { host: flags.host } : {}),
+    ...(worktree ? { registryExtras: { worktree: worktree.place } } : {}),
   });
   if (headless) io.out(`${agent.agentId} ready for HTTP on ${agent.endpoint}\n`);
   else routeConsoleToLog(agent.logger);
@@ -113,9 +138,14 @@ export async function startBackground(profileName: string, cliArgs: string[], fl
   checkInstalled(profile.command, io.env);
   if (flags.autoApprove) cliArgsFor(profile, [], true);
   (await import('../../runtime/agent-settings.js')).agentSettings(io.env);
+  const worktree = await worktreeFor(flags, profile.id, io);
   const { launchBackground } = await import('../../runtime/launch.js');
-  const agent = { profile: profile.id, cliArgs, flags: { name: flags.name, role, port: flags.port, host: flags.host, autoApprove: flags.autoApprove } };
-  const { entry, logFile, stillStarting } = await launchBackground({ synapseArgs: detachedArgs(agent), env: io.env, cwd: io.cwd });
+  const agent = {
+    profile: profile.id,
+    cliArgs,
+    flags: { name: flags.name, role, port: flags.port, host: flags.host, autoApprove: flags.autoApprove, worktree: worktree?.place },
+  };
+  const { entry, logFile, stillStarting } = await launchBackground({ synapseArgs: detachedArgs(agent), env: io.env, cwd: worktree?.cwd ?? io.cwd });
   if (stillStarting) io.err(`${entry.agent_id}: ${profile.id} has not shown its prompt yet; \`synapse logs ${entry.agent_id} --screen\` shows what it shows\n`);
   if (flags.json) io.out(`${JSON.stringify(entry, null, 2)}\n`);
   else io.out(`started ${entry.agent_id}${entry.name ? ` (${entry.name})` : ''} on ${entry.endpoint}, pid ${entry.pid}\nlog: ${logFile}\n`);

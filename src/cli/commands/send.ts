@@ -10,7 +10,7 @@ import { loadSettings } from '../../config/settings.js';
 import { SynapseError } from '../../errors.js';
 import type { RegistryEntry } from '../../registry/entry.js';
 import { liveAgents, openRegistry } from '../../registry/lookup.js';
-import { sameProject } from '../../registry/project.js';
+import { sameProject, sameWorkingDir } from '../../registry/project.js';
 import { resolveSender } from '../../registry/sender.js';
 import { isOfType, resolveTarget } from '../../registry/targets.js';
 import { ExitRequest } from '../exit.js';
@@ -177,15 +177,22 @@ function senderMetadata(sender: ReturnType<typeof resolveSender>): { sender?: Se
   return { sender: { sender_id: sender.id, sender_name: sender.entry?.name ?? sender.id, ...extra } };
 }
 
-/** A message goes to an agent of the sender's own project unless --force says otherwise. */
+/**
+ * A message goes to an agent of the sender's own working directory unless --force says
+ * otherwise. Worktrees of one repository share a project (its board, locks, memory) but not a
+ * working tree: a message across them needs --force too, and the error says that is the reason.
+ */
 function checkSameProject(live: RegistryEntry[], sender: ReturnType<typeof resolveSender>, target: RegistryEntry, cwd: string): void {
   const senderDir = sender.entry?.working_dir ?? cwd;
-  if (sameProject(senderDir, target.working_dir)) return;
-  const here = live.filter((e) => sameProject(e.working_dir, senderDir) && e.agent_id !== sender.id);
+  if (sameWorkingDir(senderDir, target.working_dir)) return;
+  const here = live.filter((e) => sameWorkingDir(e.working_dir, senderDir) && e.agent_id !== sender.id);
   const list = here.length
     ? `Agents in ${senderDir}:\n  ${here.map(label).join('\n  ')}`
     : `No agent runs in ${senderDir}; start one there with \`synapse start ${target.agent_type}\`.`;
-  throw new SynapseError('working_dir_mismatch', `${label(target)} works in ${target.working_dir}, not in ${senderDir}. ${list}\nUse --force to send anyway.`);
+  const where = sameProject(senderDir, target.working_dir)
+    ? `${label(target)} works in another worktree of this repository (${target.working_dir}, not ${senderDir}); sends across worktrees need --force.`
+    : `${label(target)} works in ${target.working_dir}, not in ${senderDir}.`;
+  throw new SynapseError('working_dir_mismatch', `${where} ${list}\nUse --force to send anyway.`);
 }
 
 /** The task the sending agent is working on now, so the answer can be tied to it (null when unknown). */
@@ -312,7 +319,7 @@ export async function broadcastCommand(arg: string | undefined, flags: SendFlags
   const live = liveAgents(io.env);
   const sender = senderOf(live, flags.from, io);
   const dir = sender.entry?.working_dir ?? io.cwd;
-  const targets = live.filter((e) => e.agent_id !== sender.id && (flags.all || sameProject(e.working_dir, dir)) && (!flags.type || isOfType(e, flags.type)));
+  const targets = live.filter((e) => e.agent_id !== sender.id && (flags.all || sameWorkingDir(e.working_dir, dir)) && (!flags.type || isOfType(e, flags.type)));
   if (targets.length === 0)
     throw new SynapseError('target_not_found', `no other agent runs ${flags.all ? 'anywhere' : `in ${dir}`}${flags.type ? ` of type ${flags.type}` : ''}`);
   const priority = parsePriority(flags.priority);
