@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -97,35 +96,30 @@ export function sameWorkingDir(dirA: string, dirB: string): boolean {
   return realDir(dirA) === realDir(dirB);
 }
 
-const mainCheckouts = new Map<string, string>();
-
-/** The main working tree of a repository whose common dir is not a `.git` directory (a submodule's, a bare one's). */
-function mainCheckoutOf(checkout: GitCheckout): string {
-  const known = mainCheckouts.get(checkout.commonDir);
-  if (known) return known;
-  let main = checkout.commonDir;
-  try {
-    const out = execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: checkout.top, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    const first = /^worktree (.+)$/m.exec(out)?.[1];
-    // A bare repository lists itself first: its store then lives in the repository directory.
-    if (first && !/^bare$/m.test(out.split('\n\n')[0] ?? '')) main = realDir(first);
-  } catch {
-    // git is missing or refuses: the common directory itself is a stable, shared place.
+/** `core.worktree` of a git config file (a submodule's names its working tree), or null. */
+function coreWorktree(commonDir: string): string | null {
+  let section = '';
+  for (const raw of (readText(path.join(commonDir, 'config')) ?? '').split('\n')) {
+    const line = raw.trim();
+    const header = /^\[([^\]\s"]+)/.exec(line);
+    if (header) section = header[1]!.toLowerCase();
+    const m = section === 'core' ? /^worktree\s*=\s*(.+)$/i.exec(line) : null;
+    if (m?.[1]) return path.resolve(commonDir, m[1].trim().replace(/^"(.*)"$/, '$1'));
   }
-  mainCheckouts.set(checkout.commonDir, main);
-  return main;
+  return null;
 }
 
 /**
- * The directory whose `.synapse/` holds the project's shared store: the main checkout of the
- * repository (the same for every worktree and subdirectory of it), or, outside git, `dir`.
+ * The directory whose `.synapse/` holds the project's shared store, the same for every worktree
+ * and subdirectory of a repository: the main checkout (the parent of a `.git` common directory,
+ * or the `core.worktree` of a submodule's). Where git itself cannot name a main checkout (a bare
+ * repository, `--separate-git-dir`), the common directory is the shared place. Outside git: `dir`.
  */
 export function projectRoot(dir: string): string {
   const checkout = gitCheckout(dir);
   if (!checkout) return path.resolve(dir);
-  if (!checkout.linked) return checkout.top;
   if (path.basename(checkout.commonDir) === '.git') return path.dirname(checkout.commonDir);
-  return mainCheckoutOf(checkout);
+  return coreWorktree(checkout.commonDir) ?? checkout.commonDir;
 }
 
 /**
