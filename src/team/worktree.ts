@@ -54,10 +54,14 @@ function requireRepo(cwd: string, env: Env) {
 function excludeWorktreesDir(commonDir: string): void {
   const file = path.join(commonDir, 'info', 'exclude');
   const line = '/.synapse/worktrees/';
-  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  if (text.split('\n').includes(line)) return;
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.appendFileSync(file, `${text.length === 0 || text.endsWith('\n') ? '' : '\n'}# synapse agent worktrees\n${line}\n`);
+  try {
+    const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    if (text.split('\n').includes(line)) return;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.appendFileSync(file, `${text.length === 0 || text.endsWith('\n') ? '' : '\n'}# synapse agent worktrees\n${line}\n`);
+  } catch {
+    // Best effort: a read-only repository only shows the worktrees in `git status`.
+  }
 }
 
 /** The branch a checkout is on (`synapse/<name>`), or null when it is detached. */
@@ -72,11 +76,24 @@ export function branchOf(dir: string, env: Env): string | null {
  * `<base>-<6 hex>`. Returns the worktree and the directory the agent should start in (the same
  * subdirectory as `cwd` when the worktree has it).
  */
-export function createWorktree(cwd: string, name: string | undefined, base: string, env: Env): AgentWorktree & { cwd: string; created: boolean } {
+export function createWorktree(
+  cwd: string,
+  name: string | undefined,
+  base: string,
+  live: RegistryEntry[],
+  env: Env,
+): AgentWorktree & { cwd: string; created: boolean } {
   const checkout = requireRepo(cwd, env);
   const wtName = name ?? `${base.replace(/[^A-Za-z0-9._-]/g, '-')}-${crypto.randomBytes(3).toString('hex')}`;
   checkName(wtName);
   const dir = path.join(worktreesDir(cwd), wtName);
+  // One agent per worktree: two agents editing one working tree is what worktrees are for avoiding.
+  const users = live.filter((e) => inside(realOrSame(e.working_dir), realOrSame(dir)));
+  if (users.length > 0)
+    throw new SynapseError(
+      'conflict',
+      `worktree ${wtName} is in use by ${users.map((e) => e.name ?? e.agent_id).join(', ')}; choose another name (or --worktree without one)`,
+    );
   const branch = `${BRANCH_PREFIX}${wtName}`;
   let created = false;
   if (fs.existsSync(dir)) {

@@ -42,7 +42,9 @@ async function worktreeFor(flags: RunFlags, profile: string, io: CommandIo): Pro
   if (flags.worktree === undefined || flags.worktree === false) return null;
   if (typeof flags.worktree === 'object') return { place: flags.worktree, cwd: io.cwd };
   const { createWorktree } = await import('../../team/worktree.js');
-  const made = createWorktree(io.cwd, typeof flags.worktree === 'string' ? flags.worktree : undefined, flags.name ?? profile, io.env);
+  const { liveAgents } = await import('../../registry/lookup.js');
+  const name = typeof flags.worktree === 'string' ? flags.worktree : undefined;
+  const made = createWorktree(io.cwd, name, flags.name ?? profile, liveAgents(io.env), io.env);
   io.err(`${made.created ? 'created' : 'reusing'} worktree ${made.path} (branch ${made.branch})\n`);
   return { place: { name: made.name, path: made.path, branch: made.branch }, cwd: made.cwd };
 }

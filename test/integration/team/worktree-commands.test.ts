@@ -41,7 +41,21 @@ describe('agent worktrees', () => {
     expect(git(repo, 'status', '--porcelain', '--untracked-files=all')).not.toContain('worktrees');
     const list = JSON.parse((await cli(['worktree', 'list', '--json'])).stdout) as { name: string; agents: string[] }[];
     expect(list).toEqual([expect.objectContaining({ name: 'fix', branch: 'synapse/fix', agents: [expect.stringMatching(/^synapse-echo-/)], uncommitted: [] })]);
+    // One agent per worktree.
+    const second = await cli(['start', 'echo', '--name', 'second', '--worktree', 'fix']);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain('worktree fix is in use by fixer');
   }, 30_000);
+
+  it('says what to do when --worktree is used outside a git repository, and starts nothing', async () => {
+    const plain = path.join(t.home, 'plain');
+    fs.mkdirSync(plain, { recursive: true });
+    const refused = await cli(['start', 'echo', '--name', 'nowhere', '--worktree'], plain);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('--worktree needs a git repository');
+    expect(fs.existsSync(path.join(plain, '.synapse'))).toBe(false);
+    expect((await cli(['list', '--json'])).stdout).not.toContain('nowhere');
+  }, 20_000);
 
   it('refuses a send across worktrees without --force, and says that is why', async () => {
     const refused = await cli(['send', 'fixer', 'hello', '--silent']);
