@@ -11,6 +11,7 @@ const LAYERS = [
   ['a2a', '^src/a2a/'],
   ['server', '^src/server/'],
   ['runtime', '^src/runtime/'],
+  ['team', '^src/team/'], // spawn, worktrees, saved agents, sessions, workflows (issue 16); called by the CLI
   ['entry points', '^src/(cli|demo)/'],
 ];
 
