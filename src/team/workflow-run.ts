@@ -1,7 +1,6 @@
+import type { ResponseMode } from '../agent-api/task.js';
 import { isSynapseError, type SynapseError } from '../errors.js';
 import { answerRefs, fillAnswers, type Workflow } from './workflow-schema.js';
-
-export type ResponseMode = 'wait' | 'notify' | 'silent';
 
 /** One step, ready to go: its answers filled in, its priority and mode settled. */
 export interface OutgoingStep {
@@ -15,7 +14,7 @@ export interface OutgoingStep {
 }
 
 /** What sending a step gave: the task, and its answer when the step waited for one. */
-export interface Sent {
+interface Sent {
   agent_id: string;
   task_id: string;
   /** The task's status when the step finished (`completed` after a wait; `submitted`/`working` otherwise). */
@@ -113,7 +112,12 @@ export async function runWorkflow(wf: Workflow, port: StepPort, opts: RunOptions
 
 const nothing = { agent_id: null, task_id: null, task_status: null, answer: null } as const;
 
-async function sendStep(outgoing: OutgoingStep, base: Omit<StepResult, 'status' | 'message' | 'agent_id' | 'task_id' | 'task_status' | 'answer' | 'spawned' | 'error'>, spawning: boolean, port: StepPort): Promise<StepResult> {
+async function sendStep(
+  outgoing: OutgoingStep,
+  base: Omit<StepResult, 'status' | 'message' | 'agent_id' | 'task_id' | 'task_status' | 'answer' | 'spawned' | 'error'>,
+  spawning: boolean,
+  port: StepPort,
+): Promise<StepResult> {
   let spawned: string | null = null;
   try {
     if (spawning) spawned = await port.spawn(outgoing.target);

@@ -10,7 +10,7 @@ import { SynapseError } from '../errors.js';
  */
 
 /** A workflow name: also its file name and the name of its generated skill. */
-export const WORKFLOW_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
+const WORKFLOW_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
 const StepSchema = Type.Object(
   {
@@ -23,7 +23,7 @@ const StepSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const WorkflowSchema = Type.Object(
+const WorkflowSchema = Type.Object(
   {
     name: Type.String({ pattern: WORKFLOW_NAME.source, description: 'lowercase letters, digits and hyphens; the same as the file name' }),
     description: Type.Optional(Type.String()),
@@ -35,7 +35,6 @@ export const WorkflowSchema = Type.Object(
 );
 
 export type Workflow = Static<typeof WorkflowSchema>;
-export type WorkflowStep = Static<typeof StepSchema>;
 
 export function checkWorkflowName(name: string): string {
   if (!WORKFLOW_NAME.test(name))
@@ -63,7 +62,10 @@ function checkRefs(wf: Workflow, file: string): void {
     const here = i + 1;
     const stray = [...step.message.matchAll(ANY_STEPS_REF)].map((m) => m[0]).filter((ref) => !new RegExp(ANSWER_REF.source).test(ref));
     if (stray.length > 0)
-      throw new SynapseError('invalid_input', `${file}: step ${here} uses ${stray[0]}; the only placeholder is {{steps.N.answer}}`, { file, key: `steps.${here}` });
+      throw new SynapseError('invalid_input', `${file}: step ${here} uses ${stray[0]}; the only placeholder is {{steps.N.answer}}`, {
+        file,
+        key: `steps.${here}`,
+      });
     for (const n of answerRefs(step.message)) {
       const source = wf.steps[n - 1];
       if (n < 1 || n >= here || !source)
@@ -92,14 +94,20 @@ export function parseWorkflow(text: string, file: string, expectedName?: string)
     throw new SynapseError('invalid_input', `${file}: a workflow is a YAML mapping with name and steps`, { file });
   const first = Value.Errors(WorkflowSchema, data)[0];
   if (first) {
-    const params = first.params as { requiredProperties?: string[]; additionalProperties?: string[] };
-    const extra = params.additionalProperties?.[0];
-    const key = [first.instancePath.replace(/^\//, '').replace(/\//g, '.'), params.requiredProperties?.[0] ?? extra].filter(Boolean).join('.') || '(top level)';
-    throw new SynapseError('invalid_input', `${file}: field "${key}" ${extra ? 'is not a workflow field' : first.message}`, { file, key });
+    const params = first.params as { requiredProperties?: string[] };
+    const required = params.requiredProperties?.[0];
+    // An unknown key is reported at its own path, against the `additionalProperties: false` schema.
+    const extra = first.schemaPath.endsWith('/additionalProperties');
+    const key = [first.instancePath.replace(/^\//, '').replace(/\//g, '.'), required].filter(Boolean).join('.') || '(top level)';
+    const why = extra ? 'is not a workflow field' : required ? 'is required' : first.message;
+    throw new SynapseError('invalid_input', `${file}: field "${key}" ${why}`, { file, key });
   }
   const wf = data as Workflow;
   if (expectedName !== undefined && wf.name !== expectedName)
-    throw new SynapseError('invalid_input', `${file}: name "${wf.name}" differs from the file name "${expectedName}"; make them the same`, { file, key: 'name' });
+    throw new SynapseError('invalid_input', `${file}: name "${wf.name}" differs from the file name "${expectedName}"; make them the same`, {
+      file,
+      key: 'name',
+    });
   checkRefs(wf, file);
   return wf;
 }

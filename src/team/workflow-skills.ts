@@ -15,7 +15,7 @@ import { listWorkflows, WORKFLOW_SCOPES, type WorkflowContext, type WorkflowEntr
  * CLIs), of the project for a project workflow, of the user for a user one. Each carries the
  * marker below; a skill folder without it is a person's and is never written or removed.
  */
-export const AUTOGEN_MARKER = '<!-- synapse-workflow-autogen -->';
+const AUTOGEN_MARKER = '<!-- synapse-workflow-autogen -->';
 
 export interface SkillSync {
   /** Skill folders written (new or changed). */
@@ -29,7 +29,7 @@ export interface SkillSync {
 }
 
 /** Whether Synapse generated this skill folder (its SKILL.md has the marker). */
-export function isGeneratedSkill(dir: string): boolean {
+function isGeneratedSkill(dir: string): boolean {
   try {
     return fs.readFileSync(path.join(dir, 'SKILL.md'), 'utf8').includes(AUTOGEN_MARKER);
   } catch {
@@ -43,7 +43,7 @@ function oneLine(text: string, max: number): string {
 }
 
 /** The generated SKILL.md of a workflow (front matter checked by the skills' own parser). */
-export function workflowSkillText(wf: Workflow, file: string): string {
+function workflowSkillText(wf: Workflow, file: string): string {
   const what = oneLine(wf.description ?? `runs ${wf.steps.length} step${wf.steps.length === 1 ? '' : 's'}`, 400).replace(/\.$/, '');
   const description = oneLine(`Workflow: ${what}. Use this skill when: ${wf.trigger ?? ''}. Runs \`synapse workflow run ${wf.name}\`.`, 1024);
   const steps = wf.steps.map(

@@ -26,7 +26,7 @@ export interface WorkflowEntry {
   shadowed: boolean;
 }
 
-export function workflowDir(scope: WorkflowScope, ctx: WorkflowContext): string {
+function workflowDir(scope: WorkflowScope, ctx: WorkflowContext): string {
   return path.join(scope === 'project' ? projectSynapseDir(ctx.cwd) : synapseHome(ctx.env), 'workflows');
 }
 

@@ -6,14 +6,7 @@ import { agentsNamed } from '../../registry/targets.js';
 import { sanitizePeerText } from '../../runtime/sanitize.js';
 import { runWorkflow, type OutgoingStep, type RunSummary, type StepPort, type StepResult } from '../../team/workflow-run.js';
 import { syncWorkflowSkills, type SkillSync } from '../../team/workflow-skills.js';
-import {
-  createWorkflow,
-  listWorkflows,
-  loadWorkflow,
-  workflowFile,
-  type WorkflowContext,
-  type WorkflowScope,
-} from '../../team/workflow-store.js';
+import { createWorkflow, listWorkflows, loadWorkflow, workflowFile, type WorkflowContext, type WorkflowScope } from '../../team/workflow-store.js';
 import { exitFor, ExitRequest } from '../exit.js';
 import { printJson, println, type CommandIo } from '../io.js';
 import { preview, renderTable } from '../table.js';
@@ -77,8 +70,7 @@ export function listWorkflowsCommand(flags: ScopeFlags, io: CommandIo): void {
         error: e.error,
       })),
     );
-  if (entries.length === 0)
-    return println(io, `no workflows (${scope ?? 'project or user'} scope); create one with \`synapse workflow create <name>\``);
+  if (entries.length === 0) return println(io, `no workflows (${scope ?? 'project or user'} scope); create one with \`synapse workflow create <name>\``);
   const rows = entries.map((e) => [
     e.name,
     e.scope + (e.shadowed ? ' (hidden)' : ''),
@@ -188,7 +180,11 @@ function modeLabel(step: { mode?: string | undefined; response_mode?: string | n
 }
 
 /** Text under a step's line, each line indented by `by` spaces (peer text sanitised). */
-const indented = (text: string, by: number) => sanitizePeerText(text).trimEnd().split('\n').join(`\n${' '.repeat(by)}`);
+const indented = (text: string, by: number) =>
+  sanitizePeerText(text)
+    .trimEnd()
+    .split('\n')
+    .join(`\n${' '.repeat(by)}`);
 
 function stepEndLine(r: StepResult): string {
   if (r.status === 'dry-run') return `      ${indented(r.message, 6)}\n`;

@@ -49,7 +49,10 @@ function scopeOptions(cmd: Command): Command {
 
 /** `synapse workflow …`: declarations only; workflow-cli.ts does the work. */
 export function registerWorkflowCommands(program: Command): void {
-  const workflow = program.command('workflow').description('Saved multi-step message sequences: create, list, show, run, sync, delete').addHelpText('after', HELP);
+  const workflow = program
+    .command('workflow')
+    .description('Saved multi-step message sequences: create, list, show, run, sync, delete')
+    .addHelpText('after', HELP);
 
   scopeOptions(workflow.command('create'))
     .description('Write a workflow template to edit (project scope unless --user)')
