@@ -101,7 +101,7 @@ function parsePriority(raw: string | undefined): number {
   return n;
 }
 
-function parseTimeoutMs(raw: string | undefined): number | null {
+export function parseTimeoutMs(raw: string | undefined): number | null {
   if (raw === undefined) return null;
   const n = Number(raw);
   if (!Number.isFinite(n) || n <= 0) throw new SynapseError('usage', `--timeout must be a number of seconds > 0, not "${raw}"`);

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { peerTaskText } from '../../a2a/wire-client.js';
 import { SynapseError, type ErrorCode } from '../../errors.js';
@@ -10,7 +11,7 @@ import { createWorkflow, listWorkflows, loadWorkflow, workflowFile, type Workflo
 import { exitFor, ExitRequest } from '../exit.js';
 import { printJson, println, type CommandIo } from '../io.js';
 import { preview, renderTable } from '../table.js';
-import { deliverMessage } from './send.js';
+import { deliverMessage, parseTimeoutMs } from './send.js';
 
 export interface ScopeFlags {
   project?: boolean;
@@ -111,8 +112,7 @@ export async function deleteWorkflowCommand(name: string, flags: ScopeFlags & { 
     if (!io.isTerminal('stdin')) throw new SynapseError('usage', `delete ${file}? Not on a terminal: pass --force`);
     if (!(await io.confirm(`Delete ${file}?`))) return println(io, 'nothing deleted');
   }
-  const { rmSync } = await import('node:fs');
-  rmSync(file, { force: true });
+  fs.rmSync(file, { force: true });
   const skills = syncWorkflowSkills(ctxOf(io), [scope], name);
   if (flags.json) return printJson(io, { deleted: file, skills });
   println(io, `deleted ${file}`);
@@ -126,13 +126,6 @@ export function syncWorkflowsCommand(flags: ScopeFlags, io: CommandIo): void {
   if (flags.json) return printJson(io, done);
   reportSync(io, done);
   println(io, `${done.written.length} written, ${done.unchanged.length} up to date, ${done.removed.length} removed, ${done.skipped.length} left alone`);
-}
-
-function parseTimeoutMs(raw: string | undefined): number | null {
-  if (raw === undefined) return null;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new SynapseError('usage', `--timeout must be a number of seconds > 0, not "${raw}"`);
-  return n * 1000;
 }
 
 /** The runner's way to agents: `synapse send`'s delivery, the registry, and `synapse start`. */
