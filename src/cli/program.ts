@@ -9,6 +9,7 @@ import { registerSkillCommands } from './commands/skills/register.js';
 import { registerSettingsCommands } from './commands/settings.js';
 import { registerStoreCommands } from './commands/team-store.js';
 import { registerWorktreeCommands } from './commands/worktree.js';
+import { registerWorkflowCommands } from './commands/workflow.js';
 import { VERSION } from '../version.js';
 
 const { Command: CommandClass } = requireCjs('commander') as typeof Commander;
@@ -45,6 +46,7 @@ export function buildProgram(profiles?: string): Command {
   registerMcpCommands(program);
   registerSettingsCommands(program);
   registerWorktreeCommands(program);
+  registerWorkflowCommands(program);
   return program;
 }
 

@@ -101,7 +101,7 @@ function parsePriority(raw: string | undefined): number {
   return n;
 }
 
-function parseTimeoutMs(raw: string | undefined): number | null {
+export function parseTimeoutMs(raw: string | undefined): number | null {
   if (raw === undefined) return null;
   const n = Number(raw);
   if (!Number.isFinite(n) || n <= 0) throw new SynapseError('usage', `--timeout must be a number of seconds > 0, not "${raw}"`);
@@ -202,30 +202,47 @@ async function currentTaskOf(sender: RegistryEntry): Promise<string | null> {
   return st?.body?.current_task ?? null;
 }
 
-/** `synapse send <target> [message]` (and `interrupt`, with its own defaults). */
-export async function sendCommand(
-  targetArg: string,
-  arg: string | undefined,
-  flags: SendFlags,
-  io: CommandIo,
-  defaults: { priority?: number; mode?: ResponseMode } = {},
-): Promise<void> {
-  const text = await messageText(arg, flags, io);
-  const parts: Part[] = [{ type: 'text', text }, ...attachments(flags.attach ?? [], io)];
-  const priority = defaults.priority ?? parsePriority(flags.priority);
-  const cwd = io.cwd;
-  const mode = defaults.mode ?? responseMode(flags, io);
-  const timeoutMs = parseTimeoutMs(flags.timeout);
+/** How one message goes: what `synapse send` takes besides the text (the workflow runner sends with it too). */
+export interface DeliveryOptions {
+  priority: number;
+  /** Default: the settings' a2a.flow, as `synapse send` without --wait/--notify/--silent. */
+  mode?: ResponseMode;
+  timeoutMs: number | null;
+  attach?: string[];
+  from?: string;
+  force?: boolean;
+  task?: boolean;
+}
+
+export interface Delivery {
+  target: RegistryEntry;
+  mode: ResponseMode;
+  /** The task as the target took it. */
+  task: PeerTask;
+  /** With mode `wait`: the finished task (its artifact is the answer); otherwise null. */
+  done: PeerTask | null;
+  /** Whether it went from an agent (a `notify` answer arrives in that agent's terminal). */
+  fromAgent: boolean;
+}
+
+/**
+ * Resolves the target, checks the project, posts the message and, with mode `wait`, follows the
+ * task to its end. Errors are `SynapseError`s with the codes `synapse send` exits by.
+ */
+export async function deliverMessage(targetArg: string, text: string, opts: DeliveryOptions, io: CommandIo): Promise<Delivery> {
+  const parts: Part[] = [{ type: 'text', text }, ...attachments(opts.attach ?? [], io)];
+  const { priority, timeoutMs } = opts;
+  const mode = opts.mode ?? responseMode({}, io);
 
   const { entries: live, problems } = openRegistry(io.env).scanLive();
   const target = resolveTarget(live, targetArg, problems);
-  const sender = senderOf(live, flags.from, io);
+  const sender = senderOf(live, opts.from, io);
   if (sender.id === target.agent_id) throw new SynapseError('usage', `${label(target)} is you: an agent cannot send a message to itself`);
 
-  if (!flags.force) checkSameProject(live, sender, target, cwd);
+  if (!opts.force) checkSameProject(live, sender, target, io.cwd);
   const senderTaskId = sender.entry ? await currentTaskOf(sender.entry) : null;
   const taskId = randomUUID();
-  if (flags.task) {
+  if (opts.task) {
     const { createLinkedTask } = await import('../../store/board.js');
     createLinkedTask(target.working_dir, {
       subject: text.split('\n')[0]!.slice(0, 200),
@@ -243,23 +260,49 @@ export async function sendCommand(
       response_mode: mode,
       ...senderMetadata(sender),
       ...(senderTaskId ? { sender_task_id: senderTaskId } : {}),
-      ...(flags.task ? { board_task: true } : {}),
+      ...(opts.task ? { board_task: true } : {}),
     },
   };
   const readyDeadline = Date.now() + (timeoutMs ?? READY_WAIT_DEFAULT_MS);
   const task = await post(target, priority, body, readyDeadline, io);
+  const done = mode === 'wait' ? await waitForAnswer(target, task, timeoutMs, io) : null;
+  return { target, mode, task, done, fromAgent: Boolean(sender.entry) };
+}
 
-  if (mode !== 'wait') {
+/** `synapse send <target> [message]` (and `interrupt`, with its own defaults). */
+export async function sendCommand(
+  targetArg: string,
+  arg: string | undefined,
+  flags: SendFlags,
+  io: CommandIo,
+  defaults: { priority?: number; mode?: ResponseMode } = {},
+): Promise<void> {
+  const text = await messageText(arg, flags, io);
+  const { target, mode, task, done, fromAgent } = await deliverMessage(
+    targetArg,
+    text,
+    {
+      priority: defaults.priority ?? parsePriority(flags.priority),
+      mode: defaults.mode ?? responseMode(flags, io),
+      timeoutMs: parseTimeoutMs(flags.timeout),
+      ...(flags.attach ? { attach: flags.attach } : {}),
+      ...(flags.from !== undefined ? { from: flags.from } : {}),
+      ...(flags.force ? { force: true } : {}),
+      ...(flags.task ? { task: true } : {}),
+    },
+    io,
+  );
+
+  if (!done) {
     if (flags.json)
       io.out(`${JSON.stringify({ task_id: task.id, target: target.agent_id, status: task.status, receipt: task.receipt, response_mode: mode })}\n`);
     else
       io.out(
-        `sent to ${label(target)}: task ${task.id.slice(0, 8)} ${task.status}${mode === 'notify' && sender.entry ? ' (the answer will arrive in your terminal)' : ''}\n`,
+        `sent to ${label(target)}: task ${task.id.slice(0, 8)} ${task.status}${mode === 'notify' && fromAgent ? ' (the answer will arrive in your terminal)' : ''}\n`,
       );
     return;
   }
 
-  const done = await waitForAnswer(target, task, timeoutMs, io);
   const answer = peerTaskText(done);
   if (flags.json) {
     const replySource = typeof done.metadata.reply_source === 'string' ? done.metadata.reply_source : null;
