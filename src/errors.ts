@@ -27,6 +27,9 @@ export type ErrorCode =
   | 'corrupt_file'
   | 'unsupported_media_type'
   | 'forbidden_origin'
+  | 'forbidden_host'
+  | 'unauthorized'
+  | 'admin_required'
   | 'internal';
 
 export class SynapseError extends Error {

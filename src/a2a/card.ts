@@ -5,10 +5,24 @@ export interface CardInput {
   displayName: string;
   description: string;
   peers: RegistryEntry[];
+  /** Auth is on (`SYNAPSE_AUTH_ENABLED`): the card says how to present a key. */
+  secured?: boolean;
 }
 
+/**
+ * How a client presents an API key, in the A2A 0.3 card's shape (OpenAPI security schemes):
+ * `X-API-Key: <key>`, or `Authorization: Bearer <key>`; either one is enough.
+ */
+export const SECURITY_0_3 = {
+  securitySchemes: {
+    apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A key of SYNAPSE_API_KEYS (or the admin key).' },
+    bearer: { type: 'http', scheme: 'bearer', description: 'The same key as a bearer token.' },
+  },
+  security: [{ apiKey: [] as string[] }, { bearer: [] as string[] }],
+};
+
 /** Synapse's own agent card (`/.well-known/agent.json`). */
-export function buildAgentCard({ self, displayName, description, peers }: CardInput) {
+export function buildAgentCard({ self, displayName, description, peers, secured }: CardInput) {
   const label = self.name ?? self.agent_id;
   return {
     name: label,
@@ -19,6 +33,7 @@ export function buildAgentCard({ self, displayName, description, peers }: CardIn
     capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: false },
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['text/plain'],
+    ...(secured ? SECURITY_0_3 : {}),
     skills: [
       {
         id: 'chat',

@@ -1,4 +1,5 @@
 import type { Env } from '../config/paths.js';
+import { apiKeyHeaders } from '../config/auth-keys.js';
 import { liveAgents } from '../registry/lookup.js';
 import { sameProject } from '../registry/project.js';
 import { requestJson } from './http-json.js';
@@ -22,10 +23,11 @@ export async function notifyPeers(options: { env: Env; workingDir: string; text:
     message: { role: 'user', parts: [{ type: 'text', text: options.text }] },
     metadata: { response_mode: 'silent' },
   };
+  const headers = apiKeyHeaders(options.env);
   const results = await Promise.all(
     targets.map(async (e) => {
       try {
-        const res = await requestJson(`${e.endpoint}/tasks/send`, { body, timeoutMs: options.timeoutMs ?? 3000 });
+        const res = await requestJson(`${e.endpoint}/tasks/send`, { body, timeoutMs: options.timeoutMs ?? 3000, headers });
         return { id: e.agent_id, ok: res.status >= 200 && res.status < 300 };
       } catch {
         // Unreachable (gone since its last heartbeat, or hung): counted as failed, by design.

@@ -15,52 +15,56 @@ export interface SseEvent {
 export async function followSse(
   url: string,
   onEvent: (e: SseEvent) => boolean | void,
-  opts: { signal?: AbortSignal; maxReconnects?: number } = {},
+  opts: { signal?: AbortSignal; maxReconnects?: number; headers?: Record<string, string> } = {},
 ): Promise<void> {
   let lastId = 0;
   let reconnects = 0;
   for (;;) {
     const outcome = await new Promise<'done' | 'ended'>((resolve, reject) => {
-      const req = http.get(url, { headers: { accept: 'text/event-stream', ...(lastId ? { 'last-event-id': String(lastId) } : {}) } }, (res) => {
-        if (res.statusCode !== 200) {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let message = text;
-            try {
-              message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
-            } catch {
-              // plain text
-            }
-            reject(new SynapseError(res.statusCode === 404 ? 'task_not_found' : 'agent_unreachable', `${url}: ${res.statusCode} ${message}`));
+      const req = http.get(
+        url,
+        { headers: { ...opts.headers, accept: 'text/event-stream', ...(lastId ? { 'last-event-id': String(lastId) } : {}) } },
+        (res) => {
+          if (res.statusCode !== 200) {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => {
+              const text = Buffer.concat(chunks).toString('utf8');
+              let message = text;
+              try {
+                message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
+              } catch {
+                // plain text
+              }
+              reject(new SynapseError(res.statusCode === 404 ? 'task_not_found' : 'agent_unreachable', `${url}: ${res.statusCode} ${message}`));
+            });
+            return;
+          }
+          let done = false;
+          const parser = createParser({
+            onEvent: (msg) => {
+              if (done) return;
+              const id = Number(msg.id ?? 0);
+              if (id) lastId = id;
+              let data: unknown = msg.data;
+              try {
+                data = JSON.parse(msg.data);
+              } catch {
+                // keep the raw string
+              }
+              if (onEvent({ id, event: msg.event ?? 'message', data }) === true) {
+                done = true;
+                req.destroy();
+                resolve('done');
+              }
+            },
           });
-          return;
-        }
-        let done = false;
-        const parser = createParser({
-          onEvent: (msg) => {
-            if (done) return;
-            const id = Number(msg.id ?? 0);
-            if (id) lastId = id;
-            let data: unknown = msg.data;
-            try {
-              data = JSON.parse(msg.data);
-            } catch {
-              // keep the raw string
-            }
-            if (onEvent({ id, event: msg.event ?? 'message', data }) === true) {
-              done = true;
-              req.destroy();
-              resolve('done');
-            }
-          },
-        });
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => parser.feed(chunk));
-        res.on('end', () => resolve(done ? 'done' : 'ended'));
-        res.on('error', () => resolve(done ? 'done' : 'ended'));
-      });
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => parser.feed(chunk));
+          res.on('end', () => resolve(done ? 'done' : 'ended'));
+          res.on('error', () => resolve(done ? 'done' : 'ended'));
+        },
+      );
       req.on('error', (err) =>
         reject(
           new SynapseError(

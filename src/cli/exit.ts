@@ -10,6 +10,8 @@ import { isSynapseError, type ErrorCode } from '../errors.js';
 const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
   usage: 1,
   invalid_input: 1,
+  unauthorized: 1,
+  admin_required: 1,
   working_dir_mismatch: 1,
   unknown_profile: 2,
   command_not_found: 2,

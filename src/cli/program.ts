@@ -2,6 +2,7 @@ import type * as Commander from 'commander';
 import type { Command } from 'commander';
 import { requireCjs } from '../require-cjs.js';
 import { registerAgentCommands } from './commands/agents.js';
+import { registerAuthCommands } from './commands/auth.js';
 import { registerExternalCommands } from './commands/external.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMessagingCommands } from './commands/messaging.js';
@@ -47,6 +48,7 @@ export function buildProgram(profiles?: string): Command {
   registerSettingsCommands(program);
   registerWorktreeCommands(program);
   registerWorkflowCommands(program);
+  registerAuthCommands(program);
   return program;
 }
 

@@ -10,6 +10,8 @@ interface Base {
   description: string;
   /** Set by Synapse for the CLI it wraps (and read by the `synapse` commands that CLI runs); not a user setting. */
   setBySynapse?: boolean;
+  /** A key or password: `synapse config show` masks its value. */
+  secret?: boolean;
 }
 
 /** A whole or fractional number; `unit` names what it counts in error messages. */
@@ -151,6 +153,39 @@ export const ENV_VARS = {
     max: 65535,
     setBySynapse: true,
     description: "The wrapping agent's HTTP port; set for the wrapped CLI.",
+  },
+  // issue 15 §1-§3 (auth): binding, API keys, Host check.
+  SYNAPSE_HOST: {
+    kind: 'text',
+    defaultText: '127.0.0.1',
+    description: 'The address an agent binds (`--host` wins); anything but loopback exposes it to the network: turn auth on.',
+  },
+  SYNAPSE_ALLOWED_HOSTS: {
+    kind: 'text',
+    defaultText: '(none)',
+    description: "Host names besides the agent's own addresses that a request's Host header may name (comma-separated, e.g. box.lan).",
+  },
+  SYNAPSE_AUTH_ENABLED: {
+    kind: 'flag',
+    default: false,
+    description: 'Requests need an API key (X-API-Key or Authorization: Bearer); the agent cards stay public.',
+  },
+  SYNAPSE_API_KEYS: {
+    kind: 'text',
+    defaultText: '(none)',
+    secret: true,
+    description: 'API keys an agent accepts (comma-separated); `synapse` commands send the first one to agents.',
+  },
+  SYNAPSE_ADMIN_KEY: {
+    kind: 'text',
+    defaultText: '(none)',
+    secret: true,
+    description: 'The key for admin routes (shutdown, webhooks, external agents); `synapse stop` and `kill` send it.',
+  },
+  SYNAPSE_ALLOW_LOCALHOST: {
+    kind: 'flag',
+    default: true,
+    description: 'With auth on, loopback callers pass without a key; false: they need one too (a per-user key file makes that automatic).',
   },
 } as const satisfies Record<string, EnvVarSpec>;
 

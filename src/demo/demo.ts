@@ -102,6 +102,9 @@ export async function runDemo(opts: { json: boolean }): Promise<boolean> {
     ECHO_THINK_MS: '300',
   };
   delete env.SYNAPSE_AGENT_ID;
+  // Two throw-away agents on loopback, talked to without keys: the user's binding and auth settings are not theirs.
+  delete env.SYNAPSE_HOST;
+  delete env.SYNAPSE_AUTH_ENABLED;
   const say = (s: string) => {
     if (!opts.json) process.stdout.write(`${s}\n`);
   };

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { numberSetting } from '../config/env-number.js';
 import { envSetting } from '../config/env-setting.js';
+import { apiKeyHeaders } from '../config/auth-keys.js';
 
 /**
  * The built-in echo agent: a tiny program that behaves like an agent CLI, so Synapse can be
@@ -32,6 +33,8 @@ interface Options {
   autoReply: boolean;
   /** The wrapping agent's port (`SYNAPSE_PORT`, set by Synapse); without it there is no reply route. */
   port: number | undefined;
+  /** The API key header for its own agent (`synapse reply` would send the same). */
+  keyHeaders: Record<string, string>;
   /** Exit with this code instead of showing the first prompt. */
   exitAtStart: number | undefined;
   /** Numbered lines printed at start-up, before the first prompt. */
@@ -39,10 +42,16 @@ interface Options {
 }
 
 /** What `synapse reply` does, without starting a process: POST the answer to our own agent. */
-function autoReply(port: number, text: string): void {
+function autoReply(port: number, text: string, keyHeaders: Record<string, string>): void {
   const body = JSON.stringify({ text });
   const req = http.request(
-    { host: '127.0.0.1', port, path: '/reply', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+    {
+      host: '127.0.0.1',
+      port,
+      path: '/reply',
+      method: 'POST',
+      headers: { ...keyHeaders, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    },
     (res) => res.resume(),
   );
   req.on('error', () => undefined);
@@ -56,6 +65,7 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
     swallow: env.ECHO_SWALLOW === '1',
     autoReply: env.ECHO_AUTO_REPLY !== '0',
     port: envSetting(env, 'SYNAPSE_PORT'),
+    keyHeaders: apiKeyHeaders(env),
     exitAtStart: numberSetting(env, 'ECHO_EXIT_AT_START', { integer: true, min: 0, max: 255 }),
     bannerLines: numberSetting(env, 'ECHO_BANNER_LINES', { default: 0, integer: true, min: 0, max: 1_000_000 }),
   };
@@ -263,7 +273,8 @@ class EchoAgent {
       }
       this.write(`\r\x1b[2K${lines.slice(shown).join('\r\n')}\r\n`);
       this.drawPrompt();
-      if (this.opts.autoReply && this.opts.port !== undefined && text.includes('[REPLY EXPECTED]')) autoReply(this.opts.port, `ECHO: ${text}`);
+      if (this.opts.autoReply && this.opts.port !== undefined && text.includes('[REPLY EXPECTED]'))
+        autoReply(this.opts.port, `ECHO: ${text}`, this.opts.keyHeaders);
     }, thinkMs);
     this.thinking = { timer, spin };
   }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppOptions } from '../server/app.js';
-import { buildApp, loopbackHostCheck } from '../server/app.js';
+import { buildApp } from '../server/app.js';
+import { allowedHostNames } from '../server/host-check.js';
 import type { PortClaim } from './port-claim.js';
 
 /**
@@ -13,12 +14,14 @@ export class AgentHttp {
   constructor(
     private readonly claim: PortClaim,
     private readonly host: string,
-    private readonly options: Omit<AppOptions, 'server' | 'allowedHosts'>,
+    private readonly options: Omit<AppOptions, 'server' | 'hosts'>,
+    /** `SYNAPSE_ALLOWED_HOSTS`. */
+    private readonly allowedHosts: readonly string[] = [],
   ) {}
 
   async start(): Promise<void> {
-    const loopback = this.host === '127.0.0.1' || this.host === 'localhost' || this.host === '::1';
-    this.app = await buildApp({ ...this.options, server: this.claim.server, ...(loopback ? { allowedHosts: loopbackHostCheck } : {}) });
+    const hosts = allowedHostNames(this.host, this.allowedHosts);
+    this.app = await buildApp({ ...this.options, server: this.claim.server, hosts });
     await this.app.ready();
     this.claim.attached();
   }

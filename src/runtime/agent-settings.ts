@@ -1,6 +1,8 @@
 import { envSetting } from '../config/env-setting.js';
 import type { Env } from '../config/paths.js';
 import { webhookSettings } from './webhook-dispatcher.js';
+import { authSettings, type AuthSettings } from '../config/auth-keys.js';
+import { parseAllowedHosts } from '../server/host-check.js';
 
 /** The agent's settings from the environment, typed. */
 export interface AgentSettings {
@@ -12,6 +14,10 @@ export interface AgentSettings {
   webhookMaxRetries: number;
   /** `SYNAPSE_CORS_ORIGINS`: web origins allowed to call the agent besides its own. */
   corsOrigins: string[];
+  /** `SYNAPSE_ALLOWED_HOSTS`: host names a request's Host may carry besides the agent's own addresses. */
+  allowedHosts: string[];
+  /** API keys (`SYNAPSE_AUTH_ENABLED`, `SYNAPSE_API_KEYS`, `SYNAPSE_ADMIN_KEY`, `SYNAPSE_ALLOW_LOCALHOST`). */
+  auth: AuthSettings;
 }
 
 /**
@@ -27,5 +33,7 @@ export function agentSettings(env: Env): AgentSettings {
     webhookTimeoutMs: webhooks.timeoutMs,
     webhookMaxRetries: webhooks.maxRetries,
     corsOrigins: envSetting(env, 'SYNAPSE_CORS_ORIGINS'),
+    allowedHosts: parseAllowedHosts(envSetting(env, 'SYNAPSE_ALLOWED_HOSTS')),
+    auth: authSettings(env),
   };
 }

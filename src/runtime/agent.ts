@@ -36,6 +36,8 @@ import { TaskEvents } from './task-events.js';
 import { TaskManager } from './tasks.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { envSetting } from '../config/env-setting.js';
+import { exposureWarning } from './bind-host.js';
+import { apiKeyHeaders } from '../config/auth-keys.js';
 
 export interface AgentOptions {
   profile: Profile;
@@ -197,6 +199,8 @@ class Agent {
     }
     if (f.droppedEnv.length)
       log(`not passed to ${profile.id}: ${f.droppedEnv.join(', ')} (they would make it run as if nobody started it; guides/profiles.md)`);
+    const exposed = exposureWarning(f.host, env);
+    if (exposed) log(exposed);
     if (f.droppedArgs.length) log(`passed once: ${f.droppedArgs.join(' ')} (the ${profile.id} profile passes it, and so do the CLI args)`);
     this.user = f.user;
     this.user?.bind(this.session);
@@ -210,6 +214,7 @@ class Agent {
       graceMs: f.settings.replyGraceMs,
       self: () => this.presence.entry(),
       log,
+      peerHeaders: () => apiKeyHeaders(env),
       beforeComplete: completionGate(this.gates),
     });
     this.delivery = this.buildDelivery();
@@ -229,17 +234,23 @@ class Agent {
       log: this.logger,
     });
     this.liveOutput = new LiveOutput(this.session.screen, this.delivery, this.events, clock);
-    this.http = new AgentHttp(f.claim, f.host, {
-      api: this.api(),
-      displayName: profile.displayName,
-      description: profile.description,
-      workingDir: opts.cwd,
-      agentId: identity.agentId,
-      env,
-      webhooks: this.webhookStore,
-      corsOrigins: f.settings.corsOrigins,
-      log,
-    });
+    this.http = new AgentHttp(
+      f.claim,
+      f.host,
+      {
+        api: this.api(),
+        displayName: profile.displayName,
+        description: profile.description,
+        workingDir: opts.cwd,
+        agentId: identity.agentId,
+        env,
+        webhooks: this.webhookStore,
+        corsOrigins: f.settings.corsOrigins,
+        auth: f.settings.auth,
+        log,
+      },
+      f.settings.allowedHosts,
+    );
     this.wire();
   }
 

@@ -39,6 +39,8 @@ export class ReplyCoordinator {
       graceMs: number;
       self: () => RegistryEntry;
       log: (msg: string) => void;
+      /** The API key header for a peer agent (never for a webhook): `SYNAPSE_API_KEYS` or the per-user key. */
+      peerHeaders?: () => Record<string, string>;
       /** The `on_task_completed` quality gate: a failure fails the task with its output instead. */
       beforeComplete?: (task: Task) => Promise<{ ok: boolean; exitCode: number | null; output: string } | null>;
     },
@@ -250,6 +252,7 @@ export class ReplyCoordinator {
       for (const inReplyTo of attempts) {
         const res = await requestJson(`${endpoint}/tasks/send`, {
           timeoutMs: 5000,
+          ...(this.deps.peerHeaders ? { headers: this.deps.peerHeaders() } : {}),
           body: { message: { role: 'agent', parts: [{ type: 'text', text }] }, metadata: { ...metadata, ...(inReplyTo ? { in_reply_to: inReplyTo } : {}) } },
         });
         if (res.status === 404 && inReplyTo !== null) continue;

@@ -13,6 +13,7 @@ import { requireCjs } from '../require-cjs.js';
 import { claimPort, portRange } from './port-claim.js';
 import type { AgentIdentity } from './presence.js';
 import { envSetting } from '../config/env-setting.js';
+import { bindHost, endpointHost } from './bind-host.js';
 
 const HEADLESS_SIZE = { cols: 120, rows: 40 };
 
@@ -39,7 +40,7 @@ function identityOf(opts: AgentOptions, port: number, host: string, clock: Clock
     role: opts.role ?? null,
     port,
     workingDir: opts.cwd,
-    endpoint: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    endpoint: `http://${endpointHost(host)}:${port}`,
     startedAt: iso(clock.now()),
     // A background agent's stdout is its log file (`synapse start`); a foreground one logs to a file.
     logFile: opts.headless ? (envSetting(opts.env, 'SYNAPSE_LOG_FILE') ?? null) : path.join(logsDir(opts.env), `${agentId}.log`),
@@ -57,7 +58,7 @@ function identityOf(opts: AgentOptions, port: number, host: string, clock: Clock
  */
 export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const clock = opts.clock ?? systemClock;
-  const host = opts.host ?? '127.0.0.1';
+  const host = bindHost(opts.host, opts.env);
   // Before anything is claimed or spawned: a setting that does not parse is an error here.
   const settings = agentSettings(opts.env);
   const registry = new FileRegistry(registryDir(opts.env));

@@ -7,6 +7,9 @@ import type { Env } from '../config/paths.js';
 import type { AgentApi } from '../agent-api/agent-api.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandler } from './errors.js';
 import { installRequestGuard } from './request-guard.js';
+import { installAuth } from './auth.js';
+import { hostCheck, installHostCheck } from './host-check.js';
+import type { AuthSettings } from '../config/auth-keys.js';
 import { a2aRoutes } from './routes/a2a-routes.js';
 import { agentRoutes } from './routes/agent.js';
 import { externalRoutes } from './routes/external.js';
@@ -29,8 +32,14 @@ export interface AppOptions {
   env: Env;
   /** Bytes; bodies above it get 413. */
   bodyLimit?: number;
-  /** When set, requests whose Host header is not in it get 403 (DNS-rebinding guard). */
-  allowedHosts?: (host: string) => boolean;
+  /**
+   * The host names a request's `Host` may carry (see host-check.ts: the bound address's own names
+   * and `SYNAPSE_ALLOWED_HOSTS`); any other gets 403 (DNS-rebinding guard). They are the agent's
+   * own origins too. Unset: no Host check (apps used through `inject`).
+   */
+  hosts?: ReadonlySet<string>;
+  /** API keys (`SYNAPSE_AUTH_ENABLED` …, config/auth-keys.ts); unset or disabled: no keys needed. */
+  auth?: AuthSettings;
   /**
    * Web origins allowed besides the agent's own (`SYNAPSE_CORS_ORIGINS`, checked and serialized);
    * a request with any other `Origin` gets 403 (see request-guard.ts).
@@ -49,12 +58,6 @@ export interface AppOptions {
 }
 
 const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
-
-/** Loopback names only: a page on some other origin cannot reach the agent through DNS tricks. */
-export function loopbackHostCheck(host: string): boolean {
-  const name = host.replace(/:\d+$/, '').toLowerCase();
-  return name === '127.0.0.1' || name === 'localhost' || name === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(name);
-}
 
 /** The agent's HTTP app; built the same for `inject` in tests and for `listen`. */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
@@ -84,16 +87,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       for (const method of [r.method].flat()) onRoute({ method, url: r.url });
     });
   }
-  if (opts.allowedHosts) {
-    const allowed = opts.allowedHosts;
-    app.addHook('onRequest', async (req, reply) => {
-      if (!allowed(req.headers.host ?? '')) {
-        return reply.status(403).send({ error: { code: 'forbidden_host', message: `Host "${req.headers.host ?? ''}" is not allowed` } });
-      }
-    });
-  }
-  installRequestGuard(app, { port: opts.api.entry().port, ...(opts.corsOrigins ? { corsOrigins: opts.corsOrigins } : {}) });
-  await app.register(agentRoutes, { api: opts.api, displayName: opts.displayName, description: opts.description });
+  // Host first, then origin and content type, then the key: all before a body is read.
+  if (opts.hosts) installHostCheck(app, hostCheck(opts.hosts));
+  installRequestGuard(app, {
+    port: opts.api.entry().port,
+    ...(opts.corsOrigins ? { corsOrigins: opts.corsOrigins } : {}),
+    ...(opts.hosts ? { hosts: [...opts.hosts] } : {}),
+  });
+  if (opts.auth) installAuth(app, opts.auth);
+  const secured = opts.auth?.enabled === true;
+  await app.register(agentRoutes, { api: opts.api, displayName: opts.displayName, description: opts.description, secured });
   await app.register(taskRoutes, { api: opts.api });
   await app.register(streamRoutes, { api: opts.api });
   await app.register(replyRoutes, { api: opts.api });
@@ -102,7 +105,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Standard A2A (JSON-RPC, HTTP+JSON, v0.3, gRPC on port + 1000) over the same tasks.
   await app.register(a2aRoutes, {
     api: opts.api,
-    card: () => ({ self: opts.api.entry(), displayName: opts.displayName, description: opts.description, peers: opts.api.peers() }),
+    card: () => ({ self: opts.api.entry(), displayName: opts.displayName, description: opts.description, peers: opts.api.peers(), secured }),
     grpcPort: opts.server ? opts.api.entry().port + 1000 : null,
     ...(opts.log ? { log: opts.log } : {}),
   });

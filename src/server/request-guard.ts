@@ -21,6 +21,8 @@ export interface RequestGuardOptions {
   port: number;
   /** Further allowed origins, already checked and serialized (`SYNAPSE_CORS_ORIGINS`). */
   corsOrigins?: readonly string[];
+  /** The host names the agent answers to besides loopback (`--host`, `SYNAPSE_ALLOWED_HOSTS`): `http(s)://<name>:<port>` are its own origins too. */
+  hosts?: readonly string[];
 }
 
 /** The public agent cards: discovery documents, readable from any origin. */
@@ -33,8 +35,9 @@ const A2A_JSON_TYPE = 'application/a2a+json';
 /** Request headers a page on an allowed origin may send (the ones the routes read). */
 const PREFLIGHT_HEADERS = 'content-type, accept, a2a-version, a2a-extensions, x-a2a-extensions, last-event-id';
 
-function ownOrigins(port: number): string[] {
-  return [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`];
+function ownOrigins(port: number, hosts: readonly string[]): string[] {
+  const names = ['127.0.0.1', 'localhost', '[::1]', ...hosts];
+  return [...new Set(names)].flatMap((h) => [`http://${h}:${port}`, ...(hosts.includes(h) ? [`https://${h}:${port}`] : [])]);
 }
 
 function headerValue(req: FastifyRequest, name: string): string | undefined {
@@ -82,7 +85,7 @@ function answerPreflight(reply: FastifyReply, origin: string): FastifyReply {
 
 /** Installs the origin and content-type rules as one `onRequest` hook of the whole app. */
 export function installRequestGuard(app: FastifyInstance, opts: RequestGuardOptions): void {
-  const allowed = new Set([...ownOrigins(opts.port), ...(opts.corsOrigins ?? [])]);
+  const allowed = new Set([...ownOrigins(opts.port, opts.hosts ?? []), ...(opts.corsOrigins ?? [])]);
   app.addHook('onRequest', async (req, reply) => {
     const origin = headerValue(req, 'origin');
     if (origin !== undefined) {

@@ -38,6 +38,8 @@ const SYNAPSE_CODES = new Set([
   'unsupported_media_type',
   'forbidden_origin',
   'forbidden_host',
+  'unauthorized',
+  'admin_required',
   'body_too_large',
   'agent_unreachable',
 ]);

@@ -119,7 +119,7 @@ export interface AgentHandle {
 /** Runs `synapse <profile> --headless` as a child of the test (its own process group). */
 export async function startHeadless(
   profile: string,
-  opts: { env: NodeJS.ProcessEnv; args?: string[]; cwd?: string; port?: number; waitReady?: boolean },
+  opts: { env: NodeJS.ProcessEnv; args?: string[]; cwd?: string; port?: number; waitReady?: boolean; statusHeaders?: () => Record<string, string> },
 ): Promise<AgentHandle> {
   const port = opts.port ?? (await freePort());
   const child = spawn(process.execPath, [BIN, profile, '--headless', '--port', String(port), ...(opts.args ?? [])], {
@@ -162,7 +162,7 @@ export async function startHeadless(
   await waitFor(
     async () => {
       if (child.exitCode !== null) throw new Error(`agent exited early (${child.exitCode}):\n${out}`);
-      const res = await fetch(`${endpoint}/status`).catch(() => null);
+      const res = await fetch(`${endpoint}/status`, { headers: opts.statusHeaders?.() ?? {} }).catch(() => null);
       if (!res || res.status !== 200) return false;
       const body = (await res.json()) as { ready_for_messages: boolean };
       return opts.waitReady === false ? true : body.ready_for_messages;

@@ -1,5 +1,5 @@
 import type { AgentCard, AgentInterface, AgentSkill } from '@a2a-js/sdk';
-import { buildAgentCard, type CardInput } from '../card.js';
+import { buildAgentCard, SECURITY_0_3, type CardInput } from '../card.js';
 import { camelKeys } from './convert.js';
 import { A2A_PATHS } from '../paths.js';
 
@@ -12,6 +12,22 @@ export interface CardEndpoints {
   /** `127.0.0.1:<port + 1000>` once the gRPC server listens, else null. */
   grpc: string | null;
 }
+
+/** `SECURITY_0_3` in the A2A 1.0 card's shape. */
+const SECURITY_1_0: Pick<AgentCard, 'securitySchemes' | 'securityRequirements'> = {
+  securitySchemes: {
+    apiKey: {
+      scheme: {
+        $case: 'apiKeySecurityScheme',
+        value: { description: SECURITY_0_3.securitySchemes.apiKey.description, location: 'header', name: 'X-API-Key' },
+      },
+    },
+    bearer: {
+      scheme: { $case: 'httpAuthSecurityScheme', value: { description: SECURITY_0_3.securitySchemes.bearer.description, scheme: 'Bearer', bearerFormat: '' } },
+    },
+  },
+  securityRequirements: [{ schemes: { apiKey: { list: [] } } }, { schemes: { bearer: { list: [] } } }],
+};
 
 function iface(url: string, protocolBinding: string, protocolVersion: string): AgentInterface {
   return { url, protocolBinding, protocolVersion, tenant: '' };
@@ -49,8 +65,7 @@ export function buildA2aCard(input: CardInput, endpoints: CardEndpoints): AgentC
         },
       ],
     },
-    securitySchemes: {},
-    securityRequirements: [],
+    ...(input.secured ? SECURITY_1_0 : { securitySchemes: {}, securityRequirements: [] }),
     defaultInputModes: own.defaultInputModes,
     defaultOutputModes: own.defaultOutputModes,
     skills,
@@ -85,6 +100,7 @@ export function legacyCardJson(card: AgentCard): Record<string, unknown> {
         ...(e.params ? { params: e.params } : {}),
       })),
     },
+    ...(Object.keys(card.securitySchemes).length > 0 ? SECURITY_0_3 : {}),
     defaultInputModes: card.defaultInputModes,
     defaultOutputModes: card.defaultOutputModes,
     skills: card.skills.map((s) => ({ id: s.id, name: s.name, description: s.description, tags: s.tags, examples: s.examples })),

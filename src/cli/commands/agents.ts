@@ -23,7 +23,7 @@ function addAgentOptions(cmd: Command, profiles: string | undefined): Command {
     .option('-n, --name <name>', 'a custom name other agents can use as the target')
     .option('-r, --role <text>', 'what this agent does in the team (or @file to read it from a file)')
     .option('-p, --port <port>', "a fixed port instead of the first free one of the profile's range", parsePort)
-    .option('--host <host>', 'address to bind (default 127.0.0.1; anything else exposes the agent)', '127.0.0.1')
+    .option('--host <host>', 'address to bind (default SYNAPSE_HOST, else 127.0.0.1; anything else exposes the agent: turn auth on)')
     .option('--auto-approve', "turn on the CLI's own auto-approval flag (off by default)")
     .option('--worktree [name]', 'work in a git worktree of its own: .synapse/worktrees/<name> on branch synapse/<name>, made from HEAD');
 }

@@ -27,6 +27,8 @@ export function checkKey(key: string): void {
 }
 
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+/** A key's value as `config show` prints it: an API key or other secret only says that it is set. */
+const shown = (key: string, value: unknown) => (key.startsWith('env.') && envVarSpec(key.slice(4))?.secret ? '(set, hidden)' : value);
 const where = (o: Origin) => (o.file ? `${o.source} (${o.file})` : o.source);
 
 /** `synapse config show`: the merged view with where each value came from, or one scope's file. */
@@ -46,13 +48,13 @@ export function configShow(flags: { scope?: string; json?: boolean }, io: Comman
     const out: Record<string, { value: unknown; source: string; file?: string }> = {};
     for (const k of keys) {
       const e = entries.get(k)!;
-      out[k] = { value: e.value, source: e.origin.source, ...(e.origin.file ? { file: e.origin.file } : {}) };
+      out[k] = { value: shown(k, e.value), source: e.origin.source, ...(e.origin.file ? { file: e.origin.file } : {}) };
     }
     return printJson(io, out);
   }
   const rows = keys.map((k) => {
     const e = entries.get(k)!;
-    return [k, show(e.value), where(e.origin)];
+    return [k, show(shown(k, e.value)), where(e.origin)];
   });
   io.out(`${renderTable(['KEY', 'VALUE', 'SOURCE'], rows)}\n`);
 }

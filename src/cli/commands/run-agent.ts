@@ -87,6 +87,13 @@ function approver(profile: string, settings: Settings, who: { name?: string | un
   };
 }
 
+/** Binding beyond loopback with auth off: said on the user's terminal before anything starts (the agent logs it too). */
+async function warnIfExposed(flag: string | undefined, io: CommandIo): Promise<void> {
+  const { bindHost, exposureWarning } = await import('../../runtime/bind-host.js');
+  const warning = exposureWarning(bindHost(flag, io.env), io.env);
+  if (warning) io.err(`synapse: ${warning}\n`);
+}
+
 /** `synapse <profile>`: runs until the CLI exits; returns its exit code. */
 export async function runForeground(profileName: string, cliArgs: string[], flags: RunFlags, callerIo: CommandIo): Promise<number> {
   const role = readRole(flags.role, callerIo);
@@ -98,6 +105,7 @@ export async function runForeground(profileName: string, cliArgs: string[], flag
   const headless = flags.headless === true || !io.isTerminal('stdin') || !io.isTerminal('stdout');
   // A setting that does not parse stops here, before a port is bound or the CLI spawned.
   (await import('../../runtime/agent-settings.js')).agentSettings(io.env);
+  await warnIfExposed(flags.host, io);
   const settings = loadSettings(io.cwd, io.env);
   // On a terminal: the name/role questions, unless --no-setup, --name or --role.
   const who =
@@ -141,6 +149,7 @@ export async function startBackground(profileName: string, cliArgs: string[], fl
   if (flags.autoApprove) cliArgsFor(profile, [], true);
   (await import('../../runtime/agent-settings.js')).agentSettings(io.env);
   const worktree = await worktreeFor(flags, profile.id, io);
+  await warnIfExposed(flags.host, io);
   const { launchBackground } = await import('../../runtime/launch.js');
   const agent = {
     profile: profile.id,

@@ -1,6 +1,7 @@
 import type { Task } from '../../agent-api/task.js';
 import { internalState, WIRE_TASK_STATES, type WireTaskState } from '../../agent-api/wire.js';
 import { requestJson } from '../../a2a/http-json.js';
+import { apiKeyHeaders } from '../../config/auth-keys.js';
 import { parsePeerTask, peerTaskText } from '../../a2a/wire-client.js';
 import type { Env } from '../../config/paths.js';
 import { isSynapseError, SynapseError } from '../../errors.js';
@@ -54,7 +55,7 @@ async function findLive(env: Env, id: string, agent: string | undefined): Promis
   const found = await Promise.all(
     agents.map(async (a) => {
       try {
-        const res = await requestJson(`${a.endpoint}/tasks/${encodeURIComponent(id)}`, { timeoutMs: LIVE_TIMEOUT_MS });
+        const res = await requestJson(`${a.endpoint}/tasks/${encodeURIComponent(id)}`, { timeoutMs: LIVE_TIMEOUT_MS, headers: apiKeyHeaders(env) });
         const task = res.status === 200 ? asTask(res.body) : null;
         return task ? entryFromTask(task, { agent_id: a.agent_id, name: a.name, agent_type: a.agent_type, working_dir: a.working_dir }) : null;
       } catch {

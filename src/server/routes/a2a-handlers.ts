@@ -57,12 +57,13 @@ export function createA2aHandlers(opts: A2aServiceOptions): A2aHandlers {
     early: (binding, err, reply) => {
       if (isSynapseError(err) && err.code === 'unsupported_media_type') return contentTypeRefused(binding, err.message, reply);
       const status = isSynapseError(err) ? httpStatusFor(err.code) : typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500;
-      // google.rpc.Status names a refused origin PERMISSION_DENIED; the SDK has no A2A error for it.
-      if (binding === 'rest' && status === 403)
+      // google.rpc.Status names a refused origin or key PERMISSION_DENIED, a missing or wrong key
+      // UNAUTHENTICATED; the SDK has no A2A error for either.
+      if (binding === 'rest' && (status === 403 || status === 401))
         return reply
-          .status(403)
+          .status(status)
           .type(A2A_CONTENT_TYPE)
-          .send({ error: { code: 403, status: 'PERMISSION_DENIED', message: err.message, details: [] } });
+          .send({ error: { code: status, status: status === 401 ? 'UNAUTHENTICATED' : 'PERMISSION_DENIED', message: err.message, details: [] } });
       if (binding === 'rest') return sendRestError(reply, new A2AError(err.message), status);
       const code = status < 500 ? A2A_ERROR_CODE.INVALID_REQUEST : A2A_ERROR_CODE.INTERNAL_ERROR;
       return reply.status(status).send({ jsonrpc: '2.0', id: null, error: { code, message: status < 500 ? err.message : 'internal error' } });

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } f
 import type { CardInput } from '../../a2a/card.js';
 import type { SynapseError } from '../../errors.js';
 import { A2A_PATHS } from '../../a2a/paths.js';
+import { PUBLIC_ROUTE } from '../auth.js';
 import type { A2aService } from '../../a2a/sdk/service.js';
 import { listenGrpc, type GrpcHandle } from '../../a2a/sdk/grpc-server.js';
 import type { AgentApi } from '../../agent-api/agent-api.js';
@@ -80,7 +81,7 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, opts) 
   }
   app.all(`${A2A_PATHS.rest}/*`, async (req, reply) => (await load()).rest.unknown(req, reply));
 
-  app.get(A2A_PATHS.card, async (req, reply) => (await load()).card(req, reply));
+  app.get(A2A_PATHS.card, PUBLIC_ROUTE, async (req, reply) => (await load()).card(req, reply));
 
   // The gRPC port listens once the app is ready (binding is all it costs until a client
   // connects); a failure (port taken) is logged and the card omits gRPC.

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { SynapseError } from '../../errors.js';
+import { ADMIN_ROUTE } from '../auth.js';
 import { ExternalStore, externalDir, type ExternalAgent } from '../../a2a/external-store.js';
 
 type Env = Record<string, string | undefined>;
@@ -50,7 +51,7 @@ export const externalRoutes: FastifyPluginAsync<{ env: Env }> = async (app, { en
   const store = new ExternalStore(externalDir(env));
   const client = () => import('../../a2a/external-client.js');
 
-  app.post('/external/discover', { schema: { body: DiscoverBody } }, async (req, reply) => {
+  app.post('/external/discover', { ...ADMIN_ROUTE, schema: { body: DiscoverBody } }, async (req, reply) => {
     const body = req.body as DiscoverInput;
     const { addExternal, fetchCard } = await client();
     if (body.save === false) {
@@ -67,7 +68,7 @@ export const externalRoutes: FastifyPluginAsync<{ env: Env }> = async (app, { en
     agent: publicView(store.get((req.params as { alias: string }).alias), true),
   }));
 
-  app.delete('/external/agents/:alias', { schema: { params: AliasParams } }, async (req) => ({
+  app.delete('/external/agents/:alias', { ...ADMIN_ROUTE, schema: { params: AliasParams } }, async (req) => ({
     agent: publicView(store.remove((req.params as { alias: string }).alias), false),
   }));
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { SynapseError } from '../../errors.js';
 import type { DeliveryAttempt, Webhook, WebhookStore } from '../../store/webhooks.js';
+import { ADMIN_ROUTE } from '../auth.js';
 import { loadSchemas } from '../schema-registry.js';
 
 const BODY_FIELDS = new Set(['url', 'events', 'secret']);
@@ -49,19 +50,21 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: WebhookStore }> =
       throw new SynapseError('invalid_input', `unknown field(s) ${unknown.map((k) => `"${k}"`).join(', ')}; a webhook takes url, events and secret`);
   };
 
-  app.post('/webhooks', { schema: { body: WebhookBodySchema }, preValidation: refuseUnknownFields }, async (req, reply) => {
+  app.post('/webhooks', { ...ADMIN_ROUTE, schema: { body: WebhookBodySchema }, preValidation: refuseUnknownFields }, async (req, reply) => {
     const { webhook, created } = store.add(req.body);
     return reply.status(created ? 201 : 200).send({ ...wireWebhook(webhook), created });
   });
 
-  app.get('/webhooks', async () => store.list().map(wireWebhook));
+  app.get('/webhooks', ADMIN_ROUTE, async () => store.list().map(wireWebhook));
 
-  app.get('/webhooks/deliveries', { schema: { querystring: DeliveryQuerySchema } }, async (req) => store.deliveries(req.query).map(wireDelivery));
+  app.get('/webhooks/deliveries', { ...ADMIN_ROUTE, schema: { querystring: DeliveryQuerySchema } }, async (req) =>
+    store.deliveries(req.query).map(wireDelivery),
+  );
 
-  app.delete('/webhooks/:id', { schema: { params: WebhookIdParamsSchema } }, async (req) => removed(store.remove(req.params.id)));
+  app.delete('/webhooks/:id', { ...ADMIN_ROUTE, schema: { params: WebhookIdParamsSchema } }, async (req) => removed(store.remove(req.params.id)));
 
   // By URL, for callers that only know what they registered. Without `url` nothing is deleted.
-  app.delete('/webhooks', { schema: { querystring: WebhookDeleteQuerySchema } }, async (req) => {
+  app.delete('/webhooks', { ...ADMIN_ROUTE, schema: { querystring: WebhookDeleteQuerySchema } }, async (req) => {
     if (!req.query.url) throw new SynapseError('invalid_input', 'say which webhook to delete: DELETE /webhooks/<id> or DELETE /webhooks?url=<url>');
     return removed(store.removeByUrl(req.query.url));
   });

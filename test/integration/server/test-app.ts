@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { AuthSettings } from '../../../src/config/auth-keys.js';
 import { buildApp } from '../../../src/server/app.js';
 import { AGENT_DB_MIGRATIONS } from '../../../src/store/agent-db-migrations.js';
 import { openDatabase } from '../../../src/store/sqlite.js';
@@ -29,6 +30,10 @@ export async function testApp(opts: {
   thinkMs?: number;
   corsOrigins?: string[];
   onRoute?: (route: Route) => void;
+  /** API keys, as an agent reads them (config/auth-keys.ts). */
+  auth?: AuthSettings;
+  /** The Host names the app answers to (server/host-check.ts). */
+  hosts?: ReadonlySet<string>;
 }): Promise<TestApp> {
   const project = path.join(opts.home, 'project');
   fs.mkdirSync(project, { recursive: true });
@@ -44,6 +49,8 @@ export async function testApp(opts: {
     webhooks: new WebhookStore(db),
     ...(opts.corsOrigins ? { corsOrigins: opts.corsOrigins } : {}),
     ...(opts.onRoute ? { onRoute: opts.onRoute } : {}),
+    ...(opts.auth ? { auth: opts.auth } : {}),
+    ...(opts.hosts ? { hosts: opts.hosts } : {}),
   });
   await app.ready();
   return {
