@@ -27,6 +27,10 @@ export type ErrorCode =
   | 'corrupt_file'
   | 'unsupported_media_type'
   | 'forbidden_origin'
+  | 'message_too_large'
+  | 'queue_full'
+  | 'too_many_streams'
+  | 'too_many_webhooks'
   | 'internal';
 
 export class SynapseError extends Error {

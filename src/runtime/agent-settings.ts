@@ -1,4 +1,5 @@
 import { envSetting } from '../config/env-setting.js';
+import { readLimits, type Limits } from '../config/limits.js';
 import type { Env } from '../config/paths.js';
 import { webhookSettings } from './webhook-dispatcher.js';
 
@@ -12,6 +13,8 @@ export interface AgentSettings {
   webhookMaxRetries: number;
   /** `SYNAPSE_CORS_ORIGINS`: web origins allowed to call the agent besides its own. */
   corsOrigins: string[];
+  /** `SYNAPSE_MAX_*`: body size, message size, per-sender queue, SSE streams, webhooks. */
+  limits: Limits;
 }
 
 /**
@@ -27,5 +30,6 @@ export function agentSettings(env: Env): AgentSettings {
     webhookTimeoutMs: webhooks.timeoutMs,
     webhookMaxRetries: webhooks.maxRetries,
     corsOrigins: envSetting(env, 'SYNAPSE_CORS_ORIGINS'),
+    limits: readLimits(env),
   };
 }

@@ -181,7 +181,7 @@ class Agent {
     this.store = new AgentTaskStore(path.join(stateDir, `${identity.agentId}.db`));
     this.tasks = new TaskManager(this.store, clock);
     this.events = new TaskEvents(clock);
-    this.webhookStore = new WebhookStore(this.store.db, clock);
+    this.webhookStore = new WebhookStore(this.store.db, clock, f.settings.limits.webhooks);
     this.webhooks = new WebhookDispatcher({ store: this.webhookStore, env, log, clock, agentId: identity.agentId });
     this.history = new HistoryRecorder(env, { log });
     try {
@@ -233,6 +233,7 @@ class Agent {
       env,
       webhooks: this.webhookStore,
       corsOrigins: f.settings.corsOrigins,
+      limits: f.settings.limits,
       log,
     });
     this.wire();
@@ -269,6 +270,7 @@ class Agent {
       presence: this.presence,
       gate: this.gate,
       registry: this.f.registry,
+      limits: this.f.settings.limits,
       startedAt: this.f.identity.startedAt,
       isShuttingDown: () => this.shutdownPromise !== null,
       shutdown: (reason) => void this.shutdown(reason),

@@ -17,6 +17,8 @@ import { teamStoreRoutes } from './routes/team-store.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import type { WebhookStore } from '../store/webhooks.js';
 import { schemaCompilers, type SchemaCompilers } from './validators.js';
+import { DEFAULT_LIMITS, type Limits } from '../config/limits.js';
+import { StreamSlots } from './stream-slots.js';
 
 const { fastify: Fastify } = requireCjs('fastify') as typeof FastifyModule;
 
@@ -27,8 +29,8 @@ export interface AppOptions {
   workingDir: string;
   agentId: string;
   env: Env;
-  /** Bytes; bodies above it get 413. */
-  bodyLimit?: number;
+  /** Body size, message size, per-sender queue, SSE streams (`SYNAPSE_MAX_*`); the defaults without it. */
+  limits?: Limits;
   /** When set, requests whose Host header is not in it get 403 (DNS-rebinding guard). */
   allowedHosts?: (host: string) => boolean;
   /**
@@ -48,8 +50,6 @@ export interface AppOptions {
   schemaCompilers?: SchemaCompilers;
 }
 
-const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
-
 /** Loopback names only: a page on some other origin cannot reach the agent through DNS tricks. */
 export function loopbackHostCheck(host: string): boolean {
   const name = host.replace(/:\d+$/, '').toLowerCase();
@@ -59,9 +59,11 @@ export function loopbackHostCheck(host: string): boolean {
 /** The agent's HTTP app; built the same for `inject` in tests and for `listen`. */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const server = opts.server;
+  const limits = opts.limits ?? DEFAULT_LIMITS;
+  const streams = new StreamSlots(limits.sseStreams);
   const app = Fastify({
     logger: false,
-    bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    bodyLimit: limits.bodyBytes,
     forceCloseConnections: true,
     // Errors before a route runs (an unroutable URL, bytes that are not HTTP) in our error shape too.
     frameworkErrors,
@@ -95,7 +97,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   installRequestGuard(app, { port: opts.api.entry().port, ...(opts.corsOrigins ? { corsOrigins: opts.corsOrigins } : {}) });
   await app.register(agentRoutes, { api: opts.api, displayName: opts.displayName, description: opts.description });
   await app.register(taskRoutes, { api: opts.api });
-  await app.register(streamRoutes, { api: opts.api });
+  await app.register(streamRoutes, { api: opts.api, streams });
   await app.register(replyRoutes, { api: opts.api });
   await app.register(teamStoreRoutes, { workingDir: opts.workingDir, agentId: opts.agentId, env: opts.env });
   if (opts.webhooks) await app.register(webhookRoutes, { store: opts.webhooks });
@@ -104,6 +106,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     api: opts.api,
     card: () => ({ self: opts.api.entry(), displayName: opts.displayName, description: opts.description, peers: opts.api.peers() }),
     grpcPort: opts.server ? opts.api.entry().port + 1000 : null,
+    grpcMaxMessageBytes: limits.bodyBytes,
+    streams,
     ...(opts.log ? { log: opts.log } : {}),
   });
   await app.register(externalRoutes, { env: opts.env });
