@@ -10,6 +10,7 @@ import { agentStateDir, messageFileDir, replyDir, type Env } from '../config/pat
 import type { Logger } from '../logger.js';
 import type { Profile } from '../profiles/types.js';
 import { describeExit, writeExitRecord } from '../registry/exit-record.js';
+import type { RegistryEntry } from '../registry/entry.js';
 import type { FileRegistry } from '../registry/registry.js';
 import { ReplyStack } from '../registry/reply-stack.js';
 import { AgentTaskStore } from '../store/agent-tasks.js';
@@ -204,6 +205,7 @@ class Agent {
       clock,
       graceMs: f.settings.replyGraceMs,
       self: () => this.presence.entry(),
+      isAgentEndpoint: (endpoint) => isRegisteredEndpoint(registry.listLive(), endpoint),
       log,
       beforeComplete: completionGate(this.gates),
     });
@@ -426,6 +428,23 @@ class Agent {
     })();
     return this.shutdownPromise;
   }
+}
+
+/** scheme://host:port of an endpoint, every loopback name spelled one way (the original registers `localhost`); null when it is no URL. */
+function endpointKey(endpoint: string): string | null {
+  try {
+    const u = new URL(endpoint);
+    const host = ['localhost', '127.0.0.1', '[::1]'].includes(u.hostname) ? 'loopback' : u.hostname;
+    return `${u.protocol}//${host}:${u.port}`;
+  } catch {
+    return null;
+  }
+}
+
+/** A live registry entry has this endpoint. */
+function isRegisteredEndpoint(live: readonly RegistryEntry[], endpoint: string): boolean {
+  const want = endpointKey(endpoint);
+  return want !== null && live.some((e) => endpointKey(e.endpoint) === want);
 }
 
 /** Locks held by this agent; an unreadable lock database counts as held (fail closed). */
