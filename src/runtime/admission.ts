@@ -3,7 +3,7 @@ import type { Limits } from '../config/limits.js';
 import { SynapseError } from '../errors.js';
 
 /** Seconds a sender whose inbox share is full is told to wait (`Retry-After`). */
-export const QUEUE_RETRY_AFTER_S = 5;
+const QUEUE_RETRY_AFTER_S = 5;
 
 /** Messages without a sender (a person with curl or `synapse send` outside an agent) share one allowance. */
 const NO_SENDER = '(no sender)';

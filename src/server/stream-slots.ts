@@ -13,10 +13,6 @@ export class StreamSlots {
 
   constructor(readonly limit: number) {}
 
-  get count(): number {
-    return this.open;
-  }
-
   /** The error a stream over the limit is refused with (429, `too_many_streams`), or null when there is room. */
   refusal(): SynapseError | null {
     if (this.open < this.limit) return null;

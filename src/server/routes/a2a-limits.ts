@@ -10,7 +10,7 @@ import { httpStatusFor } from '../errors.js';
  * of JSON-RPC 2.0's implementation-defined server errors (-32000 to -32099), away from the ones
  * A2A assigns (-32001 to -32009). A message over the size limits is invalid params (-32602).
  */
-export const RPC_LIMIT_REACHED = -32090;
+const RPC_LIMIT_REACHED = -32090;
 
 function rpcCode(code: ErrorCode): number {
   return code === 'message_too_large' ? A2A_ERROR_CODE.INVALID_PARAMS : RPC_LIMIT_REACHED;
@@ -22,7 +22,7 @@ function withRetryAfter(reply: FastifyReply, err: SynapseError): FastifyReply {
 }
 
 /** The JSON-RPC `error` of a limit: its code, the message, and `data` with Synapse's code and details (queue depth …). */
-export function rpcLimitError(err: SynapseError): { code: number; message: string; data: Record<string, unknown> } {
+function rpcLimitError(err: SynapseError): { code: number; message: string; data: Record<string, unknown> } {
   return { code: rpcCode(err.code), message: err.message, data: { synapse_code: err.code, ...(err.details ?? {}) } };
 }
 
