@@ -3,7 +3,9 @@
 // time; checks that every message was typed into the receiving PTY exactly once (the bytes the
 // echo agent's terminal received are recorded) and that each inbox delivered by priority, then
 // arrival. Exits 1 when a check fails.
-// Usage: npm run build && npm run bench:soak -- [--messages 10000] [--rate 15] [--seed N] [--json]
+// Usage: npm run build && npm run bench:soak -- [--messages 10000] [--rate 15] [--seed N] [--max-rss MiB] [--json]
+//   --max-rss  fail when either agent's RSS (its process tree) ever went above this many MiB; the
+//   peak is printed either way
 //   --messages  per direction (default 10000)   --rate  messages per second per direction (default 15,
 //   a little under what one echo agent delivers; a higher rate builds queues, which the order check reads)
 import fs from 'node:fs';
@@ -19,6 +21,7 @@ const flag = (name, dflt) => {
 const N = flag('messages', 10_000);
 const RATE = flag('rate', 15);
 const SEED = flag('seed', Math.floor(Math.random() * 2 ** 31));
+const MAX_RSS = flag('max-rss', Infinity);
 const JSON_OUT = args.includes('--json');
 const log = (line) => (JSON_OUT ? process.stderr.write(`${line}\n`) : console.log(line));
 
@@ -31,7 +34,9 @@ const random = () => {
 };
 
 const PRELOAD = fileURLToPath(new URL('../test/security/support/record-pty-input.mjs', import.meta.url));
-const { home, env, cleanup } = tempEnv({ ECHO_THINK_MS: '0', SYNAPSE_LONG_MESSAGE_THRESHOLD: '100000' });
+// The soak builds queues on purpose (the order check reads them): the per-sender backpressure
+// limit (SYNAPSE_MAX_QUEUED_PER_SENDER, 100) would refuse them, so it is lifted here.
+const { home, env, cleanup } = tempEnv({ ECHO_THINK_MS: '0', SYNAPSE_LONG_MESSAGE_THRESHOLD: '100000', SYNAPSE_MAX_QUEUED_PER_SENDER: String(N + 1) });
 const recording = (name) => ({
   ...env,
   PTY_INPUT_LOG: path.join(home, `${name}.pty-input`),
@@ -141,6 +146,8 @@ try {
     }
   }
 
+  const peak = { A: Math.max(...rss.map((r) => r.A)), B: Math.max(...rss.map((r) => r.B)) };
+  for (const n of ['A', 'B']) if (peak[n] > MAX_RSS) failures.push(`${n}: RSS peaked at ${peak[n].toFixed(1)} MiB, over the ceiling of ${MAX_RSS} MiB`);
   const first = rss[1] ?? rss[0];
   const last = rss.at(-1);
   const growth = { A: (last.A - first.A) / first.A, B: (last.B - first.B) / first.B };
@@ -152,6 +159,8 @@ try {
     messagesPerSecond: Number(((2 * N) / elapsed).toFixed(1)),
     latencyMs: { p50: percentile(latency, 50), p99: percentile(latency, 99), max: Math.max(...latency) },
     rssMiB: rss.map((r) => ({ sent: r.sent, A: Number(r.A.toFixed(1)), B: Number(r.B.toFixed(1)) })),
+    rssPeakMiB: { A: Number(peak.A.toFixed(1)), B: Number(peak.B.toFixed(1)) },
+    rssCeilingMiB: Number.isFinite(MAX_RSS) ? MAX_RSS : null,
     rssGrowthFirstToLastThousand: { A: Number(growth.A.toFixed(3)), B: Number(growth.B.toFixed(3)) },
     orderChecks,
     failures: failures.slice(0, 50),
@@ -164,6 +173,7 @@ try {
       `  ${result.messagesPerSecond} messages/s overall; delivery latency p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, max ${result.latencyMs.max} ms`,
     );
     console.log(`  RSS over time (MiB): ${result.rssMiB.map((r) => `${r.sent}: A ${r.A} B ${r.B}`).join(' | ')}`);
+    console.log(`  RSS peak: A ${result.rssPeakMiB.A} MiB, B ${result.rssPeakMiB.B} MiB${Number.isFinite(MAX_RSS) ? ` (ceiling ${MAX_RSS} MiB)` : ''}`);
     console.log(`  RSS growth from the first to the last thousand: A ${(growth.A * 100).toFixed(1)} %, B ${(growth.B * 100).toFixed(1)} %`);
     console.log(
       `  exactly once: ${failures.some((f) => f.includes('typed into')) ? 'NO' : 'yes'}; priority order (${orderChecks} pairs checked): ${failures.some((f) => f.includes('went before') || f.includes('overtook')) ? 'NO' : 'yes'}`,

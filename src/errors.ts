@@ -30,6 +30,10 @@ export type ErrorCode =
   | 'forbidden_host'
   | 'unauthorized'
   | 'admin_required'
+  | 'message_too_large'
+  | 'queue_full'
+  | 'too_many_streams'
+  | 'too_many_webhooks'
   | 'internal';
 
 export class SynapseError extends Error {

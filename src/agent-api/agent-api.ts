@@ -64,6 +64,11 @@ export interface AgentApi {
    */
   acceptingMessages(): boolean;
   peers(): RegistryEntry[];
+  /**
+   * Throws what `submit` would refuse the message with (shutting down, `message_too_large`,
+   * `queue_full`) without storing anything: the A2A bridge asks before the SDK makes a task.
+   */
+  admit(input: Pick<NewTask, 'message' | 'metadata'>): void;
   submit(input: NewTask): Task;
   /** `POST /tasks/create`: a task that awaits an answer, working at once, never typed into the CLI. */
   createTask(input: Pick<NewTask, 'message' | 'metadata' | 'contextId'>): Task;

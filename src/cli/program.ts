@@ -21,7 +21,7 @@ Exit codes:
   1  usage error, invalid input, working-directory mismatch, other errors
   2  unknown profile, or the agent CLI is not installed
   3  target agent not found or ambiguous
-  4  target agent not ready in time
+  4  target agent not ready in time, or its inbox already holds too many of your messages (429)
   5  delivery failed / agent unreachable
   6  answer timed out
 

@@ -187,6 +187,55 @@ export const ENV_VARS = {
     default: true,
     description: 'With auth on, loopback callers pass without a key; false: they need one too (a per-user key file makes that automatic).',
   },
+  // issue 15 §5: limits of one agent (src/config/limits.ts; guides/http-api.md, "Limits").
+  SYNAPSE_MAX_BODY_BYTES: {
+    kind: 'number',
+    default: 1048576,
+    integer: true,
+    min: 1024,
+    unit: 'bytes',
+    description: 'Largest HTTP request body (and gRPC message) an agent reads; a larger one is refused with 413.',
+  },
+  SYNAPSE_MAX_MESSAGE_CHARS: {
+    kind: 'number',
+    default: 200000,
+    integer: true,
+    min: 1,
+    unit: 'characters',
+    description: 'Most characters of text one message may carry (all its text parts together); more is refused with 413.',
+  },
+  SYNAPSE_MAX_MESSAGE_PARTS: {
+    kind: 'number',
+    default: 32,
+    integer: true,
+    min: 1,
+    unit: 'parts',
+    description: 'Most parts (text, files, data) one message may have; more is refused with 413.',
+  },
+  SYNAPSE_MAX_QUEUED_PER_SENDER: {
+    kind: 'number',
+    default: 100,
+    integer: true,
+    min: 1,
+    unit: 'messages',
+    description: "Messages one sender may have waiting in an agent's inbox; the next is refused with 429 and Retry-After.",
+  },
+  SYNAPSE_MAX_SSE_STREAMS: {
+    kind: 'number',
+    default: 64,
+    integer: true,
+    min: 1,
+    unit: 'streams',
+    description: 'Event streams (SSE) open on one agent at a time; one more is refused with 429.',
+  },
+  SYNAPSE_MAX_WEBHOOKS: {
+    kind: 'number',
+    default: 20,
+    integer: true,
+    min: 0,
+    unit: 'webhooks',
+    description: 'Webhooks one agent keeps; registering one more URL is refused with 409.',
+  },
 } as const satisfies Record<string, EnvVarSpec>;
 
 export type EnvVarName = keyof typeof ENV_VARS;

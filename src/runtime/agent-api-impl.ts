@@ -1,8 +1,10 @@
-import type { AgentApi } from '../agent-api/agent-api.js';
+import type { AgentApi, NewTask } from '../agent-api/agent-api.js';
 import { messageText } from '../agent-api/task.js';
 import { SynapseError } from '../errors.js';
+import type { Limits } from '../config/limits.js';
 import type { FileRegistry } from '../registry/registry.js';
 import type { AgentTaskStore } from '../store/agent-tasks.js';
+import { checkMessageSize, checkSenderQueue } from './admission.js';
 import type { CliSession } from './cli-session.js';
 import type { DeliveryLoop } from './delivery.js';
 import type { Presence } from './presence.js';
@@ -21,9 +23,26 @@ export interface AgentParts {
   presence: Presence;
   gate: StartupGate;
   registry: FileRegistry;
+  limits: Limits;
   startedAt: string;
   isShuttingDown: () => boolean;
   shutdown: (reason: string) => void;
+}
+
+/** An answer to a message sent from here: kept on record or completing a task, never queued. */
+function isAnswer(input: Pick<NewTask, 'metadata'>): boolean {
+  return typeof input.metadata?.in_reply_to === 'string';
+}
+
+/**
+ * Whether a message may come in, checked before anything is stored: while starting, a message
+ * is queued like any other (the delivery loop holds it until the start-up instruction is done);
+ * an agent on its way out refuses; then the limits (admission.ts).
+ */
+function admit(p: AgentParts, input: Pick<NewTask, 'message' | 'metadata'>): void {
+  if (p.isShuttingDown()) throw new SynapseError('agent_not_ready', 'the agent is shutting down and takes no more messages; start it again');
+  checkMessageSize(p.limits, input.message);
+  if (!isAnswer(input)) checkSenderQueue(p.limits, p.store.queued(), input.metadata);
 }
 
 /** The agent's port (`AgentApi`) over its components: what the HTTP routes and the A2A bridge call. */
@@ -39,10 +58,9 @@ export function agentApi(p: AgentParts): AgentApi {
     }),
     acceptingMessages: () => !p.isShuttingDown(),
     peers: () => p.registry.listLive(),
+    admit: (input) => admit(p, input),
     submit: (input) => {
-      // While starting, a message is queued like any other; the delivery loop holds it until the
-      // start-up instruction is done. Only an agent on its way out refuses.
-      if (p.isShuttingDown()) throw new SynapseError('agent_not_ready', 'the agent is shutting down and takes no more messages; start it again');
+      admit(p, input);
       const meta = input.metadata ?? {};
       // An answer to a task made here with POST /tasks/create: that task takes its outcome.
       p.replies.answerArrived(meta, messageText(input.message));

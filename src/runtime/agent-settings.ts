@@ -1,4 +1,5 @@
 import { envSetting } from '../config/env-setting.js';
+import { readLimits, type Limits } from '../config/limits.js';
 import type { Env } from '../config/paths.js';
 import { webhookSettings } from './webhook-dispatcher.js';
 import { authSettings, type AuthSettings } from '../config/auth-keys.js';
@@ -18,6 +19,8 @@ export interface AgentSettings {
   allowedHosts: string[];
   /** API keys (`SYNAPSE_AUTH_ENABLED`, `SYNAPSE_API_KEYS`, `SYNAPSE_ADMIN_KEY`, `SYNAPSE_ALLOW_LOCALHOST`). */
   auth: AuthSettings;
+  /** `SYNAPSE_MAX_*`: body size, message size, per-sender queue, SSE streams, webhooks. */
+  limits: Limits;
 }
 
 /**
@@ -35,5 +38,6 @@ export function agentSettings(env: Env): AgentSettings {
     corsOrigins: envSetting(env, 'SYNAPSE_CORS_ORIGINS'),
     allowedHosts: parseAllowedHosts(envSetting(env, 'SYNAPSE_ALLOWED_HOSTS')),
     auth: authSettings(env),
+    limits: readLimits(env),
   };
 }

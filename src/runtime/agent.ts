@@ -10,6 +10,7 @@ import { agentStateDir, messageFileDir, replyDir, type Env } from '../config/pat
 import type { Logger } from '../logger.js';
 import type { Profile } from '../profiles/types.js';
 import { describeExit, writeExitRecord } from '../registry/exit-record.js';
+import type { RegistryEntry } from '../registry/entry.js';
 import type { FileRegistry } from '../registry/registry.js';
 import { ReplyStack } from '../registry/reply-stack.js';
 import { AgentTaskStore } from '../store/agent-tasks.js';
@@ -188,7 +189,7 @@ class Agent {
     this.store = new AgentTaskStore(path.join(stateDir, `${identity.agentId}.db`));
     this.tasks = new TaskManager(this.store, clock);
     this.events = new TaskEvents(clock);
-    this.webhookStore = new WebhookStore(this.store.db, clock);
+    this.webhookStore = new WebhookStore(this.store.db, clock, f.settings.limits.webhooks);
     this.webhooks = new WebhookDispatcher({ store: this.webhookStore, env, log, clock, agentId: identity.agentId });
     this.history = new HistoryRecorder(env, { log });
     try {
@@ -213,6 +214,7 @@ class Agent {
       clock,
       graceMs: f.settings.replyGraceMs,
       self: () => this.presence.entry(),
+      isAgentEndpoint: (endpoint) => isRegisteredEndpoint(registry.listLive(), endpoint),
       log,
       peerHeaders: () => apiKeyHeaders(env),
       beforeComplete: completionGate(this.gates),
@@ -247,6 +249,7 @@ class Agent {
         webhooks: this.webhookStore,
         corsOrigins: f.settings.corsOrigins,
         auth: f.settings.auth,
+        limits: f.settings.limits,
         log,
       },
       f.settings.allowedHosts,
@@ -285,6 +288,7 @@ class Agent {
       presence: this.presence,
       gate: this.gate,
       registry: this.f.registry,
+      limits: this.f.settings.limits,
       startedAt: this.f.identity.startedAt,
       isShuttingDown: () => this.shutdownPromise !== null,
       shutdown: (reason) => void this.shutdown(reason),
@@ -440,6 +444,23 @@ class Agent {
     })();
     return this.shutdownPromise;
   }
+}
+
+/** scheme://host:port of an endpoint, every loopback name spelled one way (the original registers `localhost`); null when it is no URL. */
+function endpointKey(endpoint: string): string | null {
+  try {
+    const u = new URL(endpoint);
+    const host = ['localhost', '127.0.0.1', '[::1]'].includes(u.hostname) ? 'loopback' : u.hostname;
+    return `${u.protocol}//${host}:${u.port}`;
+  } catch {
+    return null;
+  }
+}
+
+/** A live registry entry has this endpoint. */
+function isRegisteredEndpoint(live: readonly RegistryEntry[], endpoint: string): boolean {
+  const want = endpointKey(endpoint);
+  return want !== null && live.some((e) => endpointKey(e.endpoint) === want);
 }
 
 /** Locks held by this agent; an unreadable lock database counts as held (fail closed). */

@@ -38,6 +38,12 @@ export class ReplyCoordinator {
       clock: Clock;
       graceMs: number;
       self: () => RegistryEntry;
+      /**
+       * Is `endpoint` the endpoint of a live registered agent? The sender's endpoint comes from
+       * the message, so from a peer: an answer is posted only to an agent the registry knows,
+       * never to any address a message names (no SSRF through reply routing).
+       */
+      isAgentEndpoint: (endpoint: string) => boolean;
       log: (msg: string) => void;
       /** The API key header for a peer agent (never for a webhook): `SYNAPSE_API_KEYS` or the per-user key. */
       peerHeaders?: () => Record<string, string>;
@@ -235,6 +241,11 @@ export class ReplyCoordinator {
   private async forward(task: Task, text: string): Promise<ForwardResult> {
     const endpoint = task.metadata.sender?.sender_endpoint;
     if (!endpoint || !this.expectsAnswer(task)) return { notified: null };
+    if (!this.deps.isAgentEndpoint(endpoint)) {
+      const error = `${JSON.stringify(endpoint)} is not the endpoint of a registered agent: the answer was not posted there; it stays on task ${task.id}`;
+      this.deps.log(error);
+      return { notified: false, error };
+    }
     const me = this.deps.self();
     const senderTask = typeof task.metadata.sender_task_id === 'string' ? task.metadata.sender_task_id : null;
     const error = wireError(task);

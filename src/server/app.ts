@@ -20,6 +20,8 @@ import { teamStoreRoutes } from './routes/team-store.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import type { WebhookStore } from '../store/webhooks.js';
 import { schemaCompilers, type SchemaCompilers } from './validators.js';
+import { DEFAULT_LIMITS, type Limits } from '../config/limits.js';
+import { StreamSlots } from './stream-slots.js';
 
 const { fastify: Fastify } = requireCjs('fastify') as typeof FastifyModule;
 
@@ -30,8 +32,8 @@ export interface AppOptions {
   workingDir: string;
   agentId: string;
   env: Env;
-  /** Bytes; bodies above it get 413. */
-  bodyLimit?: number;
+  /** Body size, message size, per-sender queue, SSE streams (`SYNAPSE_MAX_*`); the defaults without it. */
+  limits?: Limits;
   /**
    * The host names a request's `Host` may carry (see host-check.ts: the bound address's own names
    * and `SYNAPSE_ALLOWED_HOSTS`); any other gets 403 (DNS-rebinding guard). They are the agent's
@@ -57,14 +59,14 @@ export interface AppOptions {
   schemaCompilers?: SchemaCompilers;
 }
 
-const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
-
 /** The agent's HTTP app; built the same for `inject` in tests and for `listen`. */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const server = opts.server;
+  const limits = opts.limits ?? DEFAULT_LIMITS;
+  const streams = new StreamSlots(limits.sseStreams);
   const app = Fastify({
     logger: false,
-    bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    bodyLimit: limits.bodyBytes,
     forceCloseConnections: true,
     // Errors before a route runs (an unroutable URL, bytes that are not HTTP) in our error shape too.
     frameworkErrors,
@@ -98,7 +100,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const secured = opts.auth?.enabled === true;
   await app.register(agentRoutes, { api: opts.api, displayName: opts.displayName, description: opts.description, secured });
   await app.register(taskRoutes, { api: opts.api });
-  await app.register(streamRoutes, { api: opts.api });
+  await app.register(streamRoutes, { api: opts.api, streams });
   await app.register(replyRoutes, { api: opts.api });
   await app.register(teamStoreRoutes, { workingDir: opts.workingDir, agentId: opts.agentId, env: opts.env });
   if (opts.webhooks) await app.register(webhookRoutes, { store: opts.webhooks });
@@ -107,6 +109,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     api: opts.api,
     card: () => ({ self: opts.api.entry(), displayName: opts.displayName, description: opts.description, peers: opts.api.peers(), secured }),
     grpcPort: opts.server ? opts.api.entry().port + 1000 : null,
+    grpcMaxMessageBytes: limits.bodyBytes,
+    streams,
     ...(opts.log ? { log: opts.log } : {}),
   });
   await app.register(externalRoutes, { env: opts.env });

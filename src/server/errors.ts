@@ -25,6 +25,10 @@ const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   agent_unreachable: 502,
   delivery_failed: 502,
   database_error: 500,
+  message_too_large: 413,
+  too_many_webhooks: 409,
+  queue_full: 429,
+  too_many_streams: 429,
 };
 
 /** The HTTP status of a Synapse error code; 500 for a code that names no client mistake. */
@@ -68,6 +72,8 @@ function validationMessage(where: string, errors: readonly FastifySchemaValidati
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | Error, _req, reply) => {
     if (isSynapseError(err)) {
+      const retryAfter = err.details?.retry_after;
+      if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
       return reply.status(httpStatusFor(err.code)).send({ error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
     }
     const fe = err as FastifyError;

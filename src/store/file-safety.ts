@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { SynapseError } from '../errors.js';
 import type { Env } from '../config/paths.js';
@@ -75,11 +76,25 @@ export class FileSafetyStore {
     return normalizeFilePath(filePath, this.baseDir);
   }
 
+  /**
+   * The canonical path of a file of the project; a path that climbs out of it (`../x`, an
+   * absolute path elsewhere, a symlink that points outside) is refused: a lock is for the
+   * project's own files, and a peer must not make an agent guard, or name, files outside it.
+   */
+  private insideProject(input: string): string {
+    const filePath = this.normalize(input);
+    const root = normalizeFilePath('.', this.baseDir);
+    const rel = path.relative(root, filePath);
+    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel))
+      throw new SynapseError('invalid_input', `${JSON.stringify(input)} is not a file of the project (${root}): lock files inside it, e.g. src/app.ts`);
+    return filePath;
+  }
+
   /** Takes the lock, or renews it when `agent` already holds it; `lock_held` names the holder. */
   lock(req: LockRequest): LockResult {
     const agent = requireAgent(req.agent);
     if (!Number.isFinite(req.ttlMs) || req.ttlMs <= 0) throw new SynapseError('usage', 'lock TTL must be greater than zero');
-    const filePath = this.normalize(req.path);
+    const filePath = this.insideProject(req.path);
     const intent = req.intent?.trim() ? req.intent.trim() : null;
     // Fast refusal from a plain read when another agent's live lock is there; only a write
     // transaction ever grants a lock, so a stale read can cost a retry but never a double lock.

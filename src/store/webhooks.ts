@@ -142,6 +142,8 @@ export class WebhookStore {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock = systemClock,
+    /** Most webhooks kept (`SYNAPSE_MAX_WEBHOOKS`); registering one more URL is `too_many_webhooks`. */
+    private readonly max = Infinity,
   ) {
     this.stmts = {
       byUrl: db.prepare('SELECT * FROM webhooks WHERE url = ?'),
@@ -182,6 +184,13 @@ export class WebhookStore {
           this.stmts.update.run(JSON.stringify(events), secret, now, existing.id);
           return { webhook: toPublic(this.stmts.byId.get(existing.id) as WebhookRow), created: false };
         }
+        const count = (this.stmts.all.all() as WebhookRow[]).length;
+        if (count >= this.max)
+          throw new SynapseError(
+            'too_many_webhooks',
+            `this agent has ${count} webhooks already (limit ${this.max}, SYNAPSE_MAX_WEBHOOKS): delete one first (DELETE /webhooks/<id>), or register the URL of one it has`,
+            { count, limit: this.max },
+          );
         const id = randomUUID();
         this.stmts.insert.run(id, url, JSON.stringify(events), secret, now, now);
         return { webhook: toPublic(this.stmts.byId.get(id) as WebhookRow), created: true };

@@ -42,6 +42,10 @@ const SYNAPSE_CODES = new Set([
   'admin_required',
   'body_too_large',
   'agent_unreachable',
+  'message_too_large',
+  'queue_full',
+  'too_many_streams',
+  'too_many_webhooks',
 ]);
 /** JSON-RPC 2.0 and A2A error codes; -32603 (internal error) is a bug. */
 const RPC_CODES = new Set([-32700, -32600, -32601, -32602, -32001, -32002, -32003, -32004, -32005, -32006, -32007, -32008, -32009]);

@@ -94,12 +94,22 @@ describe('path traversal', () => {
     expect(fs.readFileSync(victim, 'utf8')).toBe('{"keep": true}');
   });
 
-  it('a file lock on a path that climbs out of the project is a row with the canonical path: no file is opened or created', async () => {
+  it('a file lock on a path outside the project is refused: no row, no file opened or created', async () => {
     const project = path.join(t.home, 'project');
     fs.mkdirSync(project, { recursive: true });
-    const r = await runCli(['file-safety', 'lock', '../outside/new-file.txt', 'someone', '--json', '--pid', '0'], { env: t.env, cwd: project });
-    expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).lock.path).toBe(path.join(t.home, 'outside', 'new-file.txt'));
+    fs.symlinkSync(t.home, path.join(project, 'escape'));
+    for (const target of ['../outside/new-file.txt', path.join(t.home, 'victim'), '/etc/passwd', 'escape/victim', 'src/../../outside/x.txt']) {
+      const r = await runCli(['file-safety', 'lock', target, 'someone', '--json', '--pid', '0'], { env: t.env, cwd: project });
+      expect(r.code, target).toBe(1);
+      expect(r.stderr).toContain('is not a file of the project');
+    }
+    const locks = await runCli(['file-safety', 'locks', '--json'], { env: t.env, cwd: project });
+    expect(locks.code, locks.stderr).toBe(0);
+    expect(JSON.parse(locks.stdout)).toEqual([]);
     expect(fs.existsSync(path.join(t.home, 'outside'))).toBe(false);
+    // A file of the project is locked as before, the agent's own file safety unchanged.
+    const inside = await runCli(['file-safety', 'lock', 'src/app.ts', 'someone', '--json', '--pid', '0'], { env: t.env, cwd: project });
+    expect(inside.code, inside.stderr).toBe(0);
+    expect(JSON.parse(inside.stdout).lock.path).toBe(path.join(fs.realpathSync(project), 'src', 'app.ts'));
   });
 });

@@ -17,10 +17,11 @@ interface GrpcServing {
 }
 
 /** The SDK's gRPC service over `handler`, fed connections by hand (grpc-js's connection injector). */
-async function serveGrpc(handler: A2ARequestHandler): Promise<GrpcServing> {
+async function serveGrpc(handler: A2ARequestHandler, maxMessageBytes: number | undefined): Promise<GrpcServing> {
   const grpc = await import('@grpc/grpc-js');
   const { A2AService, grpcService, UserBuilder } = await import('@a2a-js/sdk/server/grpc');
-  const server = new grpc.Server();
+  // A larger message is refused with RESOURCE_EXHAUSTED, as HTTP refuses a larger body with 413.
+  const server = new grpc.Server(maxMessageBytes ? { 'grpc.max_receive_message_length': maxMessageBytes } : {});
   server.addService(A2AService, grpcService({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
   return {
@@ -46,14 +47,20 @@ async function serveGrpc(handler: A2ARequestHandler): Promise<GrpcServing> {
  * loads only when a client connects. Connections wait, unread, until it has loaded; then each is
  * handed to the gRPC server as if it had accepted it itself. `handler` loads the A2A service.
  */
-export async function listenGrpc(host: string, port: number, handler: () => Promise<A2ARequestHandler>, log: (msg: string) => void): Promise<GrpcHandle> {
+export async function listenGrpc(
+  host: string,
+  port: number,
+  handler: () => Promise<A2ARequestHandler>,
+  log: (msg: string) => void,
+  maxMessageBytes?: number,
+): Promise<GrpcHandle> {
   let serving: Promise<GrpcServing> | null = null;
   let closing = false;
   const sockets = new Set<net.Socket>();
   const listener = net.createServer({ pauseOnConnect: true }, (socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
-    serving ??= handler().then(serveGrpc);
+    serving ??= handler().then((h) => serveGrpc(h, maxMessageBytes));
     serving.then(
       (s) => {
         if (closing) socket.destroy();

@@ -22,7 +22,20 @@ import { isSynapseError } from '../../errors.js';
 import { pickChoice } from '../../profiles/permission.js';
 import type { PermissionChoice } from '../../profiles/types.js';
 import { TERMINAL_STATES, type Task as OurTask } from '../../agent-api/task.js';
-import { fromSdkParts, sdkMessageText } from './convert.js';
+import { fromSdkMessage, fromSdkParts, sdkMessageText, sendOptions } from './convert.js';
+import { LimitError, toSdkError } from './limit-error.js';
+import type { SynapseError } from '../../errors.js';
+
+/**
+ * The limit that refused a call, by the call's context: the JSON-RPC transports fold every
+ * error into their envelope (the 0.3 one drops its details), so the route asks here to answer a
+ * limit with its own status, code and details instead (server/routes/a2a-limits.ts).
+ */
+const refusals = new WeakMap<ServerCallContext, SynapseError>();
+
+export function limitRefusal(context: ServerCallContext): SynapseError | null {
+  return refusals.get(context) ?? null;
+}
 import type { AgentApi } from '../../agent-api/agent-api.js';
 import { findTask } from './task-store.js';
 
@@ -64,13 +77,28 @@ export class SynapseRequestHandler implements A2ARequestHandler {
     private readonly card: () => AgentCard,
   ) {}
 
-  private async admit(params: SendMessageRequest): Promise<void> {
+  private async admit(params: SendMessageRequest, context: ServerCallContext): Promise<void> {
+    try {
+      await this.admitOrThrow(params);
+    } catch (err) {
+      if (err instanceof LimitError) refusals.set(context, err.synapse);
+      throw err;
+    }
+  }
+
+  private async admitOrThrow(params: SendMessageRequest): Promise<void> {
     const message = params.message;
     if (!message) throw new RequestMalformedError('request.message is required');
     if (!message.messageId) throw new RequestMalformedError('message.messageId is required');
     if (fromSdkParts(message.parts ?? []).length === 0) throw new RequestMalformedError('the message has no parts with content');
     if (message.taskId) return this.answer(message.taskId, message.contextId, sdkMessageText(message));
     if (!this.api.acceptingMessages()) throw agentStopping();
+    // The limits (size, the sender's queue), before the SDK makes a task of it.
+    try {
+      this.api.admit({ message: fromSdkMessage(message), metadata: sendOptions(message.metadata, params.metadata, message.messageId).metadata });
+    } catch (err) {
+      throw toSdkError(err);
+    }
   }
 
   /**
@@ -109,12 +137,12 @@ export class SynapseRequestHandler implements A2ARequestHandler {
   }
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    await this.admit(params);
+    await this.admit(params, context);
     return this.inner.sendMessage(params, context);
   }
 
   async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    await this.admit(params);
+    await this.admit(params, context);
     yield* this.inner.sendMessageStream(params, context);
   }
 

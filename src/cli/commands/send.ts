@@ -134,6 +134,23 @@ function refusal(body: unknown): string {
   return JSON.stringify(body);
 }
 
+/**
+ * The target's inbox already holds as many of this sender's messages as it takes
+ * (`SYNAPSE_MAX_QUEUED_PER_SENDER`): not retried here, the sender decides. The error carries the
+ * queue depth the target reported; `send --json` prints it as a receipt.
+ */
+function queueFull(target: RegistryEntry, body: unknown, retryAfter: string | string[] | undefined): SynapseError {
+  const details = (body as { error?: { details?: Record<string, unknown> } } | null)?.error?.details ?? {};
+  const after = Number(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
+  const queued = typeof details.queued === 'number' ? details.queued : null;
+  const limit = typeof details.limit === 'number' ? details.limit : null;
+  return new SynapseError(
+    'queue_full',
+    `${label(target)} did not queue the message: ${queued ?? 'too many'} of your messages are waiting in its inbox${limit !== null ? ` (limit ${limit})` : ''}; send it again in ${Number.isFinite(after) ? after : 5} s, or once it has caught up`,
+    { target: target.agent_id, queued, limit, retry_after: Number.isFinite(after) ? after : null },
+  );
+}
+
 /** Seconds from a Retry-After header (delta-seconds); 1 when absent or a date. */
 function retryAfterMs(header: string | string[] | undefined): number {
   const s = Number(Array.isArray(header) ? header[0] : header);
@@ -153,6 +170,7 @@ async function post(target: RegistryEntry, priority: number, body: unknown, dead
     const task = res.status >= 200 && res.status < 300 ? parsePeerTask((res.body as { task?: unknown } | null)?.task) : null;
     if (task) return task;
     const busy = res.status === 409 && res.headers['retry-after'] !== undefined;
+    if (res.status === 429) throw queueFull(target, res.body, res.headers['retry-after']);
     if (res.status !== 503 && !busy) throw new SynapseError('delivery_failed', `${label(target)} refused the message: ${res.status} ${refusal(res.body)}`);
     if (Date.now() >= deadline) {
       const why = busy ? `still busy with another task (${refusal(res.body)})` : 'still not ready to take messages';
@@ -215,6 +233,8 @@ export interface DeliveryOptions {
   from?: string;
   force?: boolean;
   task?: boolean;
+  /** `--json`: a backpressure refusal is printed as a JSON receipt before the error. */
+  json?: boolean;
 }
 
 export interface Delivery {
@@ -267,7 +287,12 @@ export async function deliverMessage(targetArg: string, text: string, opts: Deli
     },
   };
   const readyDeadline = Date.now() + (timeoutMs ?? READY_WAIT_DEFAULT_MS);
-  const task = await post(target, priority, body, readyDeadline, io);
+  const task = await post(target, priority, body, readyDeadline, io).catch((err: unknown) => {
+    // A refusal for backpressure is a receipt too: --json prints it before the error ends the command.
+    if (opts.json && err instanceof SynapseError && err.code === 'queue_full')
+      io.out(`${JSON.stringify({ task_id: null, target: target.agent_id, status: 'refused', receipt: 'queue_full', ...err.details })}\n`);
+    throw err;
+  });
   const done = mode === 'wait' ? await waitForAnswer(target, task, timeoutMs, io) : null;
   return { target, mode, task, done, fromAgent: Boolean(sender.entry) };
 }
@@ -292,6 +317,7 @@ export async function sendCommand(
       ...(flags.from !== undefined ? { from: flags.from } : {}),
       ...(flags.force ? { force: true } : {}),
       ...(flags.task ? { task: true } : {}),
+      ...(flags.json ? { json: true } : {}),
     },
     io,
   );

@@ -11,6 +11,7 @@ import { A2aService, type A2aServiceOptions } from '../../a2a/sdk/service.js';
 import { handleJsonRpc } from './a2a-jsonrpc.js';
 import { restHandlers, sendRestError, type RestOp } from './a2a-rest.js';
 import { requestedVersion } from './a2a-version.js';
+import type { StreamSlots } from '../stream-slots.js';
 
 export interface A2aHandlers {
   service: A2aService;
@@ -41,13 +42,13 @@ function contentTypeRefused(binding: Binding, message: string, reply: FastifyRep
 }
 
 /** Everything that needs the SDK, loaded on first use (the SDK costs ~70 ms to import). */
-export function createA2aHandlers(opts: A2aServiceOptions): A2aHandlers {
+export function createA2aHandlers(opts: A2aServiceOptions, streams: StreamSlots): A2aHandlers {
   const service = new A2aService(opts);
   const cards = new CardCache();
   return {
     service,
-    jsonrpc: (path, req, reply) => handleJsonRpc(service, path, req, reply),
-    rest: restHandlers(service),
+    jsonrpc: (path, req, reply) => handleJsonRpc(service, streams, path, req, reply),
+    rest: restHandlers(service, streams),
     card: (req, reply) => {
       const card = service.card();
       // Only an explicit request for 0.3 gets the old shape; no header means a plain fetch.

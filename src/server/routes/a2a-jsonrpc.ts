@@ -7,6 +7,9 @@ import { Extensions } from '@a2a-js/sdk';
 import { A2A_PATHS } from '../../a2a/paths.js';
 import type { A2aService } from '../../a2a/sdk/service.js';
 import { streamSse } from './a2a-sse.js';
+import { sendRpcLimit } from './a2a-limits.js';
+import { limitRefusal } from '../../a2a/sdk/request-handler.js';
+import type { StreamSlots } from '../stream-slots.js';
 import { header, requestedVersion } from './a2a-version.js';
 
 type RpcId = string | number | null;
@@ -122,7 +125,13 @@ function context(req: FastifyRequest, dialect: Dialect): ServerCallContext {
 }
 
 /** One JSON-RPC 2.0 request on the main endpoint (A2A 1.0, or 0.3 by header) or the 0.3 one. */
-export async function handleJsonRpc(service: A2aService, path: 'main' | 'v03', req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+export async function handleJsonRpc(
+  service: A2aService,
+  streams: StreamSlots,
+  path: 'main' | 'v03',
+  req: FastifyRequest,
+  reply: FastifyReply,
+): Promise<unknown> {
   const envelope = parseEnvelope(req.body);
   if (!envelope.ok) return reply.status(200).send(envelope.reply);
   const rpc = envelope.request;
@@ -141,9 +150,11 @@ export async function handleJsonRpc(service: A2aService, path: 'main' | 'v03', r
     const events = out as AsyncGenerator<unknown, void, undefined>;
     return streamSse(
       reply,
+      streams,
       events,
       (e) => e,
       (err) =>
+        sendRpcLimit(reply, id, err) ??
         reply
           .status(200)
           .headers(activated)
@@ -152,5 +163,8 @@ export async function handleJsonRpc(service: A2aService, path: 'main' | 'v03', r
       activated,
     );
   }
+  // A limit (message size, the sender's queue) the SDK answered as an internal error: 413 / 429 with its own code.
+  const limit = limitRefusal(ctx);
+  if (limit) return sendRpcLimit(reply, id, limit);
   return reply.status(200).headers(activated).send(out);
 }

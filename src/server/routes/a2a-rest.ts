@@ -18,6 +18,8 @@ import { A2A_PATHS } from '../../a2a/paths.js';
 import { isAgentNotReady } from '../../a2a/sdk/request-handler.js';
 import type { A2aService } from '../../a2a/sdk/service.js';
 import { streamSse } from './a2a-sse.js';
+import { sendRestLimit } from './a2a-limits.js';
+import type { StreamSlots } from '../stream-slots.js';
 import { header, requestedVersion } from './a2a-version.js';
 
 const BASE = A2A_PATHS.rest;
@@ -25,6 +27,8 @@ const BASE = A2A_PATHS.rest;
 /** Sends an error the way the SDK's REST clients read it (`google.rpc.Status` JSON). */
 export function sendRestError(reply: FastifyReply, err: unknown, withStatus?: number): FastifyReply {
   if (withStatus !== undefined) return reply.status(withStatus).type(A2A_CONTENT_TYPE).send(toRestErrorBody(err, withStatus));
+  const limited = sendRestLimit(reply, err);
+  if (limited) return limited;
   if (isAgentNotReady(err)) return reply.status(503).type(A2A_CONTENT_TYPE).send(toRestErrorBody(err, 503));
   const status = restStatusFor(err);
   return reply.status(status).type(A2A_CONTENT_TYPE).send(toRestErrorBody(err, status));
@@ -94,11 +98,12 @@ type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
  * codecs. Colon verbs (`/message:send`, `/tasks/{id}:cancel`) are one path segment to the
  * router, so each resource has one route that splits the verb off itself.
  */
-export function restHandlers(service: A2aService): Record<RestOp, Handler> {
+export function restHandlers(service: A2aService, streams: StreamSlots): Record<RestOp, Handler> {
   const h = service.handler;
   const stream = (reply: FastifyReply, events: AsyncGenerator<StreamResponse, void, undefined>) =>
     streamSse(
       reply,
+      streams,
       events,
       (e) => StreamResponse.toJSON(e),
       (err) => sendRestError(reply, err),

@@ -8,6 +8,7 @@ import { listenGrpc, type GrpcHandle } from '../../a2a/sdk/grpc-server.js';
 import type { AgentApi } from '../../agent-api/agent-api.js';
 import type { A2aHandlers } from './a2a-handlers.js';
 import type { RestOp } from './a2a-rest.js';
+import type { StreamSlots } from '../stream-slots.js';
 
 export interface A2aRouteOptions {
   api: AgentApi;
@@ -15,6 +16,10 @@ export interface A2aRouteOptions {
   card: () => CardInput;
   /** gRPC port (the agent's port + 1000), or null for no gRPC (apps used through inject). */
   grpcPort?: number | null;
+  /** Largest gRPC message read (`SYNAPSE_MAX_BODY_BYTES`). */
+  grpcMaxMessageBytes?: number;
+  /** The agent's SSE stream slots, shared with Synapse's own streams. */
+  streams: StreamSlots;
   /** Host gRPC binds to; the agent binds loopback only. */
   grpcHost?: string;
   log?: (msg: string) => void;
@@ -50,13 +55,16 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, opts) 
   let grpc: GrpcHandle | null = null;
   const load = (): Promise<A2aHandlers> =>
     (loading ??= import('./a2a-handlers.js').then(({ createA2aHandlers }) => {
-      const handlers = createA2aHandlers({
-        api: opts.api,
-        card: opts.card,
-        log: opts.log ?? (() => undefined),
-        grpcAddress: () => grpc?.address ?? null,
-        ...(opts.pushBackoffMs ? { pushBackoffMs: opts.pushBackoffMs } : {}),
-      });
+      const handlers = createA2aHandlers(
+        {
+          api: opts.api,
+          card: opts.card,
+          log: opts.log ?? (() => undefined),
+          grpcAddress: () => grpc?.address ?? null,
+          ...(opts.pushBackoffMs ? { pushBackoffMs: opts.pushBackoffMs } : {}),
+        },
+        opts.streams,
+      );
       opts.onService?.(handlers.service);
       return handlers;
     }));
@@ -91,7 +99,7 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, opts) 
       const host = opts.grpcHost ?? '127.0.0.1';
       const log = opts.log ?? (() => undefined);
       try {
-        grpc = await listenGrpc(host, grpcPort, async () => (await load()).service.handler, log);
+        grpc = await listenGrpc(host, grpcPort, async () => (await load()).service.handler, log, opts.grpcMaxMessageBytes);
         log(`a2a gRPC listening on ${grpc.address}`);
       } catch (err) {
         log(`a2a gRPC not started on ${host}:${grpcPort}: ${(err as Error).message}`);

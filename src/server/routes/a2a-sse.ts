@@ -1,14 +1,18 @@
 import type { FastifyReply } from 'fastify';
+import type { StreamSlots } from '../stream-slots.js';
 
 const KEEPALIVE_MS = 15_000;
 
 /**
  * Streams an SDK event generator as Server-Sent Events. The first event is awaited before any
  * header goes out ("peek"), so a request the SDK refuses up front (unknown task, bad params)
- * is answered as a normal error response instead of a stream with one error in it.
+ * is answered as a normal error response instead of a stream with one error in it. The stream
+ * takes one of the agent's stream slots first: with none left it is refused the same way
+ * (`too_many_streams`), before the SDK has run anything.
  */
 export async function streamSse<T>(
   reply: FastifyReply,
+  streams: StreamSlots,
   events: AsyncGenerator<T, void, undefined>,
   encode: (event: T) => unknown,
   onEarlyError: (err: unknown) => unknown,
@@ -16,6 +20,12 @@ export async function streamSse<T>(
   headers: Record<string, string> = {},
 ): Promise<unknown> {
   let first: IteratorResult<T, void>;
+  try {
+    streams.take(reply.raw);
+  } catch (err) {
+    void events.return(undefined).catch(() => undefined);
+    return onEarlyError(err);
+  }
   try {
     first = await events.next();
   } catch (err) {

@@ -6,6 +6,7 @@ import type { StreamEvent } from '../../agent-api/task-events.js';
 import type { AgentApi } from '../../agent-api/agent-api.js';
 import { doneEvent, statusEvent } from '../../agent-api/wire.js';
 import { loadSchemas } from '../schema-registry.js';
+import type { StreamSlots } from '../stream-slots.js';
 
 const KEEPALIVE_MS = 15_000;
 
@@ -45,13 +46,14 @@ function headOnly(reply: FastifyReply): FastifyReply {
 }
 
 /** SSE: one task's events (`status`, `output`, `done`, the original's shapes), and the agent's own event feed. */
-export const streamRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async (app, { api }) => {
+export const streamRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi; streams: StreamSlots }> = async (app, { api, streams }) => {
   const { TaskIdParamsSchema, StreamQuerySchema } = await loadSchemas('schemas');
 
   app.get('/tasks/:id/subscribe', { schema: { params: TaskIdParamsSchema, querystring: StreamQuerySchema } }, async (req, reply) => {
     const task = api.getTask(req.params.id); // 404 before any stream starts
     if (req.method === 'HEAD') return headOnly(reply);
     const after = lastEventId(req.headers['last-event-id'], req.query.last_event_id);
+    streams.take(reply.raw); // 429 before the stream starts when too many are open
     reply.hijack();
     const stream = openStream(reply.raw, false);
     if (!api.events.hasJournal(task.id)) {
@@ -81,6 +83,7 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async 
   app.get('/events', { schema: { querystring: StreamQuerySchema } }, async (req, reply) => {
     if (req.method === 'HEAD') return headOnly(reply);
     const after = lastEventId(req.headers['last-event-id'], req.query.last_event_id);
+    streams.take(reply.raw);
     reply.hijack();
     const stream = openStream(reply.raw, true);
     const unsubscribe = api.events.subscribeAll(after, (e) => stream.send(e));

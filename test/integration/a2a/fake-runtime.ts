@@ -10,6 +10,7 @@ import { TaskEvents } from '../../../src/runtime/task-events.js';
 import { TaskManager, textArtifact } from '../../../src/runtime/tasks.js';
 import type { AgentApi } from '../../../src/agent-api/agent-api.js';
 import { installErrorHandler } from '../../../src/server/errors.js';
+import { StreamSlots } from '../../../src/server/stream-slots.js';
 import { a2aRoutes } from '../../../src/server/routes/a2a-routes.js';
 import { AgentTaskStore } from '../../../src/store/agent-tasks.js';
 
@@ -93,6 +94,7 @@ export function fakeRuntime(opts: { port: number; thinkMs?: number }): FakeRunti
     status: () => ({ status: 'READY', current_task: null, queued: 0, ready_for_messages: phase === 'running', started_at: new Date().toISOString() }),
     acceptingMessages: () => phase !== 'stopping',
     peers: () => [],
+    admit: () => undefined,
     submit: (input) => {
       const t = tasks.create(input);
       work(t.id, messageText(t.message));
@@ -162,6 +164,7 @@ export async function a2aApp(
     api: rt.api,
     card: () => ({ self: rt.api.entry(), displayName: 'Echo', description: 'A fake echo agent.', peers: [] }),
     grpcPort: extra.grpcPort ?? null,
+    streams: new StreamSlots(64),
     onService: (s) => (service = s),
     ...(extra.pushBackoffMs ? { pushBackoffMs: extra.pushBackoffMs } : {}),
   });

@@ -16,6 +16,7 @@ import {
   waitForTask,
   type AgentHandle,
 } from '../../support/synapse.js';
+import { originalEntry, pythonJson } from '../../support/original-synapse.mjs';
 
 /**
  * Synapse's own routes answer in the original Python Synapse's wire shapes (synapse/a2a_models.py,
@@ -83,10 +84,21 @@ async function originalSender(knownTaskIds: string[]): Promise<{ endpoint: strin
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  // Registered as the original registers itself: an answer goes only to an agent the registry knows.
+  const entry = path.join(t.env.SYNAPSE_REGISTRY_DIR!, `synapse-claude-${port}.json`);
+  fs.mkdirSync(path.dirname(entry), { recursive: true });
+  fs.writeFileSync(entry, pythonJson(originalEntry({ agentType: 'claude', port, pid: process.pid, workingDir: ROOT })));
   return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    endpoint: `http://127.0.0.1:${port}`,
     bodies,
-    close: () => new Promise((r) => server.close(() => r())),
+    close: () =>
+      new Promise((r) =>
+        server.close(() => {
+          fs.rmSync(entry, { force: true });
+          r();
+        }),
+      ),
   };
 }
 
