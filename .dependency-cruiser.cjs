@@ -9,6 +9,7 @@ const LAYERS = [
   ['agent-api', '^src/agent-api/'], // the Task model and the agent's port (AgentApi, task events)
   ['store', '^src/store/'],
   ['a2a', '^src/a2a/'],
+  ['team', '^src/team/'], // spawn, team start, panes, saved agents (the CLI runs them; agents through `synapse __team`)
   ['server', '^src/server/'],
   ['runtime', '^src/runtime/'],
   ['entry points', '^src/(cli|demo)/'],

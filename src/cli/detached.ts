@@ -5,7 +5,16 @@ export const DETACHED_AGENT = '__agent';
 export interface DetachedAgent {
   profile: string;
   cliArgs: string[];
-  flags: { name?: string | undefined; role?: string | undefined; port?: number | undefined; host?: string | undefined; autoApprove?: boolean | undefined };
+  flags: {
+    name?: string | undefined;
+    role?: string | undefined;
+    port?: number | undefined;
+    host?: string | undefined;
+    autoApprove?: boolean | undefined;
+    worktree?: string | true | undefined;
+  };
+  /** More registry entry fields (`synapse spawn`: `spawned_by_pid`, `skill_set`). */
+  extras?: Record<string, unknown> | undefined;
 }
 
 /**
@@ -16,3 +25,12 @@ export interface DetachedAgent {
 export function detachedArgs(agent: DetachedAgent): string[] {
   return [DETACHED_AGENT, JSON.stringify(agent)];
 }
+
+/** The hidden first argument of a spawned agent's pane: `synapse __pane <spec file>` (team/spawn.ts). */
+export const PANE_AGENT = '__pane';
+
+/**
+ * The hidden first argument with which an agent runs `POST /spawn` and `POST /team/start`: the
+ * request as JSON on stdin, the answer as JSON on stdout (runtime/team-op.ts).
+ */
+export const TEAM_OP = '__team';

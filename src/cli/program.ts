@@ -8,6 +8,7 @@ import { registerMessagingCommands } from './commands/messaging.js';
 import { registerSkillCommands } from './commands/skills/register.js';
 import { registerSettingsCommands } from './commands/settings.js';
 import { registerStoreCommands } from './commands/team-store.js';
+import { registerTeamCommands } from './commands/team.js';
 import { VERSION } from '../version.js';
 
 const { Command: CommandClass } = requireCjs('commander') as typeof Commander;
@@ -43,6 +44,7 @@ export function buildProgram(profiles?: string): Command {
   registerSkillCommands(program);
   registerMcpCommands(program);
   registerSettingsCommands(program);
+  registerTeamCommands(program);
   return program;
 }
 

@@ -24,12 +24,16 @@ export interface AgentParts {
   startedAt: string;
   isShuttingDown: () => boolean;
   shutdown: (reason: string) => void;
+  /** `POST /spawn`, `POST /team/start` (runtime/team-op.ts). */
+  teamOp: (op: 'spawn' | 'team', request: unknown) => Promise<unknown>;
 }
 
 /** The agent's port (`AgentApi`) over its components: what the HTTP routes and the A2A bridge call. */
 export function agentApi(p: AgentParts): AgentApi {
   return {
     entry: () => p.presence.entry(),
+    rename: (change) => p.presence.rename(change),
+    teamOp: (op, request) => p.teamOp(op, request),
     status: () => ({
       status: p.presence.status.status,
       current_task: p.delivery.currentTaskId,

@@ -55,6 +55,8 @@ export interface AgentOptions {
    * terminal): `skip` starts without the start-up instruction; a throw stops the start.
    */
   approve?: (who: { agentId: string; port: number }) => Promise<'proceed' | 'skip'>;
+  /** More registry entry fields (`synapse spawn`: `spawned_by_pid`, `pane`, `skill_set`). */
+  extras?: Record<string, unknown>;
   /** No start-up instruction (answered `s` at the approval prompt). */
   skipInstruction?: boolean;
   clock?: Clock;
@@ -272,6 +274,8 @@ class Agent {
       startedAt: this.f.identity.startedAt,
       isShuttingDown: () => this.shutdownPromise !== null,
       shutdown: (reason) => void this.shutdown(reason),
+      teamOp: async (op, request) =>
+        (await import('./team-op.js')).runTeamOp(op, request, { env: this.opts.env, cwd: this.opts.cwd, agentId: this.f.identity.agentId }),
     });
   }
 

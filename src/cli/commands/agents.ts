@@ -10,7 +10,7 @@ import type { RunFlags } from './run-agent.js';
  * calls it with the parsed arguments, the options and the real process as its CommandIo.
  */
 
-function parsePort(value: string): number {
+export function parsePort(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > 65535) throw new SynapseError('usage', `invalid port "${value}" (1-65535)`);
   return n;
@@ -24,7 +24,8 @@ function addAgentOptions(cmd: Command, profiles: string | undefined): Command {
     .option('-r, --role <text>', 'what this agent does in the team (or @file to read it from a file)')
     .option('-p, --port <port>', "a fixed port instead of the first free one of the profile's range", parsePort)
     .option('--host <host>', 'address to bind (default 127.0.0.1; anything else exposes the agent)', '127.0.0.1')
-    .option('--auto-approve', "turn on the CLI's own auto-approval flag (off by default)");
+    .option('--auto-approve', "turn on the CLI's own auto-approval flag (off by default)")
+    .option('-A, --agent <id|name>', 'start a saved agent definition (`synapse agents list`); its profile must be this one, the flags win');
 }
 
 /**
