@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Env } from '../config/paths.js';
 import { SynapseError, type ErrorCode } from '../errors.js';
-import { SYNAPSE_BIN } from './launch.js';
+import { synapseBin } from './launch.js';
 
 /** `synapse __team` (cli/detached.ts TEAM_OP): the hidden command an agent runs for its team routes. */
 const TEAM_OP = '__team';
@@ -28,7 +28,7 @@ function parseAnswer(out: string): Answer | null {
  */
 export function runTeamOp(op: 'spawn' | 'team', request: unknown, ctx: { env: Env; cwd: string; agentId: string }): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SYNAPSE_BIN, TEAM_OP], {
+    const child = spawn(process.execPath, [synapseBin, TEAM_OP], {
       cwd: ctx.cwd,
       env: { ...ctx.env, SYNAPSE_AGENT_ID: ctx.agentId },
       stdio: ['pipe', 'pipe', 'pipe'],

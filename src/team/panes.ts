@@ -36,7 +36,13 @@ export function runTool(command: string, args: string[], env: Env): string {
   } catch (err) {
     const e = err as { stderr?: string; code?: string; message: string };
     if (e.code === 'ENOENT') throw new SynapseError('command_not_found', `"${command}" is not installed (or not on PATH)`);
-    throw new SynapseError('internal', `${command} ${args.filter((a) => !a.startsWith('/')).slice(0, 2).join(' ')} failed: ${(e.stderr ?? e.message).trim()}`);
+    throw new SynapseError(
+      'internal',
+      `${command} ${args
+        .filter((a) => !a.startsWith('/'))
+        .slice(0, 2)
+        .join(' ')} failed: ${(e.stderr ?? e.message).trim()}`,
+    );
   }
 }
 
@@ -67,9 +73,4 @@ export function paneOfEntry(entry: object): PaneRef | null {
     ...(typeof p.socket === 'string' ? { socket: p.socket } : {}),
     ...(typeof p.session === 'string' ? { session: p.session } : {}),
   };
-}
-
-export async function paneTerminal(kind: PaneKind, env: Env): Promise<PaneTerminal> {
-  if (kind === 'tmux') return new (await import('./tmux.js')).TmuxTerminal(env);
-  return new (await import('./zellij.js')).ZellijTerminal(env);
 }

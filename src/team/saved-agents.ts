@@ -4,7 +4,7 @@ import { projectSynapseDir, synapseHome, type Env } from '../config/paths.js';
 import { SynapseError } from '../errors.js';
 
 /** Where a saved agent lives: the project's `.synapse/agents/` (wins) or the user's `~/.synapse/agents/`. */
-export type SavedScope = 'project' | 'user';
+type SavedScope = 'project' | 'user';
 
 /**
  * A saved agent definition (`synapse agents add`): a reusable name, profile, role, skill set and
@@ -25,7 +25,7 @@ export interface SavedAgent {
 /** The original's id format: two lowercase words, `silent-snake`. */
 const ID_PATTERN = /^[a-z]+-[a-z]+$/;
 
-export function checkSavedId(id: string): void {
+function checkSavedId(id: string): void {
   if (!ID_PATTERN.test(id)) throw new SynapseError('invalid_input', `saved agent id "${id}" must be two lowercase words joined by a dash, e.g. silent-snake`);
 }
 

@@ -5,11 +5,12 @@ import type { Env } from '../config/paths.js';
 import { SynapseError, type ErrorCode } from '../errors.js';
 import type { RegistryEntry } from '../registry/entry.js';
 import { openRegistry } from '../registry/lookup.js';
-import { chooseTerminal, paneOfEntry, paneTerminal, type PaneKind, type PaneRef, type TerminalKind } from './panes.js';
+import { paneTerminal } from './pane-terminal.js';
+import { chooseTerminal, paneOfEntry, type PaneKind, type PaneRef, type TerminalKind } from './panes.js';
 import { resolveSpawn, type SpawnRequest } from './spawn-request.js';
 
 /** How a spawned agent is started: the options of `synapse start` (cli/detached.ts) plus entry extras. */
-export interface LaunchSpec {
+interface LaunchSpec {
   profile: string;
   cliArgs: string[];
   flags: {
@@ -64,7 +65,18 @@ export interface Spawned {
 const PANE_READY_MS = 45_000;
 
 /** Variables a multiplexer or a wrapping agent set for *this* process: the new agent gets its own. */
-const NOT_INHERITED = ['TMUX', 'TMUX_PANE', 'ZELLIJ', 'ZELLIJ_SESSION_NAME', 'ZELLIJ_PANE_ID', 'SYNAPSE_AGENT_TYPE', 'SYNAPSE_PORT', 'SYNAPSE_HOOK', 'SYNAPSE_TASK_ID', 'SYNAPSE_LOG_FILE'];
+const NOT_INHERITED = [
+  'TMUX',
+  'TMUX_PANE',
+  'ZELLIJ',
+  'ZELLIJ_SESSION_NAME',
+  'ZELLIJ_PANE_ID',
+  'SYNAPSE_AGENT_TYPE',
+  'SYNAPSE_PORT',
+  'SYNAPSE_HOOK',
+  'SYNAPSE_TASK_ID',
+  'SYNAPSE_LOG_FILE',
+];
 
 function childEnv(env: Env): Env {
   return Object.fromEntries(Object.entries(env).filter(([k]) => !NOT_INHERITED.includes(k)));
@@ -147,7 +159,10 @@ async function openPaneAgent(spec: LaunchSpec, kind: PaneKind, env: Env, deps: S
       if (opened && terminal.alive(opened) === false) {
         const late = readResult(paneSpec.result);
         if (late && 'error' in late) throw new SynapseError(late.error.code, late.error.message);
-        throw new SynapseError('cli_exited', `the ${spec.profile} agent's ${kind} pane closed during start-up${agentId ? `; \`synapse logs ${agentId}\` says why` : ''}`);
+        throw new SynapseError(
+          'cli_exited',
+          `the ${spec.profile} agent's ${kind} pane closed during start-up${agentId ? `; \`synapse logs ${agentId}\` says why` : ''}`,
+        );
       }
       if (Date.now() >= deadline) {
         throw new SynapseError(

@@ -20,7 +20,7 @@ export interface TeamOutcome {
 }
 
 /** The member requests, parsed and checked (names unique) before anything starts. */
-export function teamRequests(specs: string[], opts: TeamStartOptions): SpawnRequest[] {
+function teamRequests(specs: string[], opts: TeamStartOptions): SpawnRequest[] {
   if (specs.length === 0) throw new SynapseError('usage', 'name at least one member: synapse team start claude gemini:reviewer');
   const reqs = specs.map((spec, i): SpawnRequest => {
     const req = parseTeamSpec(spec);

@@ -45,7 +45,7 @@ export async function runPaneAgent(file: string, io: CommandIo): Promise<void> {
     code = await runForeground(
       spec.agent.profile,
       spec.agent.cliArgs,
-      { ...spec.agent.flags, setup: false } as Parameters<typeof runForeground>[2],
+      { ...spec.agent.flags, setup: false },
       { ...io, env },
       { extras: { ...spec.agent.extras, ...(pane ? { pane } : {}) }, spawned: true, onStarted: (agentId) => report({ agent_id: agentId }) },
     );
@@ -56,7 +56,12 @@ export async function runPaneAgent(file: string, io: CommandIo): Promise<void> {
   // The CLI gave up while starting: the spawner is still waiting, and says why.
   const exit = exitRecordOfPid(process.pid, env);
   if (exit?.during_startup)
-    report({ error: { code: 'cli_exited', message: `${exit.agent_type} exited (${describeExit(exit)}); its last lines on screen:\n${exit.last_lines.map((l) => `  | ${l}`).join('\n')}` } });
+    report({
+      error: {
+        code: 'cli_exited',
+        message: `${exit.agent_type} exited (${describeExit(exit)}); its last lines on screen:\n${exit.last_lines.map((l) => `  | ${l}`).join('\n')}`,
+      },
+    });
   process.stdout.write('', () => process.exit(code));
   await new Promise(() => undefined);
 }

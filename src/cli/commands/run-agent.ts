@@ -109,7 +109,7 @@ export async function runForeground(profileName: string, cliArgs: string[], give
   if (headless) io.out(`${agent.agentId} ready for HTTP on ${agent.endpoint}\n`);
   else routeConsoleToLog(agent.logger);
   await more.onStarted?.(agent.agentId);
-  if (skillSet && !more.spawned) void (await import('./team-cli.js')).applySkillSetQuietly(agent.agentId, skillSet, io, agent.logger);
+  if (skillSet && !more.spawned) void (await import('./skill-set-apply.js')).applySkillSetQuietly(agent.agentId, skillSet, io, agent.logger);
   const code = await agent.exited;
   // The terminal is the user's again: the reason a CLI gave up at start-up stays in view (headless,
   // the same report is in the log on stdout).
@@ -131,7 +131,10 @@ async function withSavedAgent(profile: string, flags: RunFlags, io: CommandIo): 
   const { getSavedAgent } = await import('../../team/saved-agents.js');
   const saved = getSavedAgent(flags.agent, io.cwd, io.env);
   if (getProfile(saved.profile).id !== profile)
-    throw new SynapseError('usage', `saved agent ${saved.id} is a ${saved.profile} agent: run \`synapse ${saved.profile} --agent ${saved.id}\` (or \`synapse spawn ${saved.id}\`)`);
+    throw new SynapseError(
+      'usage',
+      `saved agent ${saved.id} is a ${saved.profile} agent: run \`synapse ${saved.profile} --agent ${saved.id}\` (or \`synapse spawn ${saved.id}\`)`,
+    );
   return {
     flags: {
       ...flags,
@@ -162,7 +165,7 @@ export async function startBackground(profileName: string, cliArgs: string[], gi
   if (stillStarting) io.err(`${entry.agent_id}: ${profile.id} has not shown its prompt yet; \`synapse logs ${entry.agent_id} --screen\` shows what it shows\n`);
   if (flags.json) io.out(`${JSON.stringify(entry, null, 2)}\n`);
   else io.out(`started ${entry.agent_id}${entry.name ? ` (${entry.name})` : ''} on ${entry.endpoint}, pid ${entry.pid}\nlog: ${logFile}\n`);
-  if (skillSet) await (await import('./team-cli.js')).applySkillSetQuietly(entry.agent_id, skillSet, io, null);
+  if (skillSet) await (await import('./skill-set-apply.js')).applySkillSetQuietly(entry.agent_id, skillSet, io, null);
 }
 
 function parseDetached(json: string): DetachedAgent {

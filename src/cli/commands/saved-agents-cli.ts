@@ -52,11 +52,7 @@ export function addSavedCommand(id: string, flags: AddSavedFlags, io: CommandIo)
   if (!profile) throw new SynapseError('unknown_profile', `no profile "${flags.profile}"; \`synapse profiles\` lists them`);
   const scope = flags.scope ?? 'project';
   if (scope !== 'project' && scope !== 'user') throw new SynapseError('usage', `--scope is project or user, got "${scope}"`);
-  const saved = saveAgent(
-    { id, name: flags.name, profile: profile.id, role: flags.role, skill_set: flags.skillSet, port: flags.port, scope },
-    io.cwd,
-    io.env,
-  );
+  const saved = saveAgent({ id, name: flags.name, profile: profile.id, role: flags.role, skill_set: flags.skillSet, port: flags.port, scope }, io.cwd, io.env);
   if (flags.json) printJson(io, saved);
   else println(io, `saved ${saved.id} (${saved.name}) in ${saved.file}`);
 }

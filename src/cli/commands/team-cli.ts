@@ -1,29 +1,18 @@
 import { SynapseError } from '../../errors.js';
-import type { Logger } from '../../logger.js';
 import { findAgent } from '../../registry/lookup.js';
-import { paneOfEntry, paneTerminal } from '../../team/panes.js';
+import { paneTerminal } from '../../team/pane-terminal.js';
+import { paneOfEntry } from '../../team/panes.js';
 import { spawnAgent, spawningParent, type SpawnDeps, type Spawned } from '../../team/spawn.js';
 import type { SpawnRequest } from '../../team/spawn-request.js';
 import { startTeam, type TeamStartOptions } from '../../team/team-start.js';
 import { detachedArgs, PANE_AGENT } from '../detached.js';
 import { ExitRequest } from '../exit.js';
 import { printJson, println, type CommandIo } from '../io.js';
-
-/** Deploys a skill set for an agent and tells it to load it; a failure is said, not thrown. */
-export async function applySkillSetQuietly(agentId: string, set: string, io: CommandIo, log: Logger | null): Promise<void> {
-  try {
-    const { applySetCommand } = await import('./skills/sets.js');
-    await applySetCommand(agentId, set, { json: true }, { ...io, out: () => undefined });
-  } catch (err) {
-    const line = `skill set ${set} not applied to ${agentId}: ${(err as Error).message}`;
-    if (log) log.warn(line);
-    else io.err(`${line}\n`);
-  }
-}
+import { applySkillSet } from './skill-set-apply.js';
 
 /** How this process spawns: `synapse start`'s launcher, `synapse __pane <file>` in a pane, `skills apply`. */
 export async function spawnDeps(io: CommandIo): Promise<SpawnDeps> {
-  const { launchBackground, SYNAPSE_BIN } = await import('../../runtime/launch.js');
+  const { launchBackground, synapseBin } = await import('../../runtime/launch.js');
   const { checkInstalled } = await import('./run-agent.js');
   const { getProfile } = await import('../../profiles/index.js');
   return {
@@ -34,14 +23,9 @@ export async function spawnDeps(io: CommandIo): Promise<SpawnDeps> {
       checkInstalled(getProfile(spec.profile).command, env);
       return launchBackground({ synapseArgs: detachedArgs(spec), env, cwd: io.cwd });
     },
-    paneArgv: (file) => [process.execPath, SYNAPSE_BIN, PANE_AGENT, file],
-    applySkillSet: (agentId, set) => applySetQuiet(agentId, set, io),
+    paneArgv: (file) => [process.execPath, synapseBin, PANE_AGENT, file],
+    applySkillSet: (agentId, set) => applySkillSet(agentId, set, io),
   };
-}
-
-async function applySetQuiet(agentId: string, set: string, io: CommandIo): Promise<void> {
-  const { applySetCommand } = await import('./skills/sets.js');
-  await applySetCommand(agentId, set, { json: true }, { ...io, out: () => undefined });
 }
 
 function spawnedLine(s: Spawned): string {

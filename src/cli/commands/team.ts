@@ -76,7 +76,7 @@ Examples:
 function registerPaneCommands(program: Command): void {
   program
     .command('jump')
-    .description("Focus the terminal pane of an agent started by `synapse spawn` (tmux select-pane / switch-client, zellij)")
+    .description('Focus the terminal pane of an agent started by `synapse spawn` (tmux select-pane / switch-client, zellij)')
     .argument('<target>', 'name, agent id, type-port or type')
     .addHelpText('after', '\nExample:\n  synapse jump reviewer')
     .action(async (target: string) => (await teamCli()).jumpCommand(target, processIo()));
@@ -89,7 +89,10 @@ function registerPaneCommands(program: Command): void {
     .option('-r, --role <text>', 'the new role (or @file)')
     .option('--clear', 'remove the name and role (then set what --name/--role give)')
     .option('--json', 'print the updated entry as JSON')
-    .addHelpText('after', '\nExamples:\n  synapse rename synapse-claude-8100 --name reviewer\n  synapse rename reviewer --role "architecture review"\n  synapse rename reviewer --clear')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  synapse rename synapse-claude-8100 --name reviewer\n  synapse rename reviewer --role "architecture review"\n  synapse rename reviewer --clear',
+    )
     .action(async (target: string, flags: RenameFlags) => (await import('./rename.js')).renameCommand(target, flags, processIo()));
 }
 

@@ -27,7 +27,16 @@ const entryNamed = (name: string) => entries().find((e) => e.name === name);
 
 /** `env A=… B=… node bin/synapse.js …`: a command for a pane, with the test's HOME and registry. */
 function paneCommand(args: string[]): string[] {
-  const vars = ['HOME', 'SYNAPSE_REGISTRY_DIR', 'SYNAPSE_HOME', 'SYNAPSE_REPLY_TARGET_DIR', 'SYNAPSE_MESSAGE_DIR', 'SYNAPSE_HISTORY_ENABLED', 'ECHO_THINK_MS', 'PATH'];
+  const vars = [
+    'HOME',
+    'SYNAPSE_REGISTRY_DIR',
+    'SYNAPSE_HOME',
+    'SYNAPSE_REPLY_TARGET_DIR',
+    'SYNAPSE_MESSAGE_DIR',
+    'SYNAPSE_HISTORY_ENABLED',
+    'ECHO_THINK_MS',
+    'PATH',
+  ];
   return ['env', ...vars.map((k) => `${k}=${t.env[k] ?? ''}`), process.execPath, BIN, ...args];
 }
 
@@ -107,7 +116,17 @@ describe('synapse spawn into tmux', () => {
   }, 90_000);
 
   it('a person who quits a named interactive agent is asked to save it, and the answer saves it', async () => {
-    const pane = tmux.run(['new-window', '-d', '-P', '-F', '#{pane_id}', '-c', project, '--', ...paneCommand(['echo', '--name', 'keeper', '--role', 'keeps things'])]);
+    const pane = tmux.run([
+      'new-window',
+      '-d',
+      '-P',
+      '-F',
+      '#{pane_id}',
+      '-c',
+      project,
+      '--',
+      ...paneCommand(['echo', '--name', 'keeper', '--role', 'keeps things']),
+    ]);
     await waitFor(() => entryNamed('keeper')?.status === 'READY', 30_000, 'keeper READY');
     await waitFor(() => tmux.capture(pane).includes('echo>'), 10_000, 'the echo prompt');
     tmux.run(['send-keys', '-t', pane, 'C-d']);
@@ -117,11 +136,15 @@ describe('synapse spawn into tmux', () => {
     tmux.run(['send-keys', '-t', pane, 'Enter']);
     await waitFor(() => tmux.capture(pane).includes('Scope [project/user]'), 5_000, 'the scope question');
     tmux.run(['send-keys', '-t', pane, 'Enter']);
-    const file = await waitFor(() => {
-      const dir = path.join(project, '.synapse', 'agents');
-      const names = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
-      return names.length ? path.join(dir, names[0]!) : null;
-    }, 10_000, 'the saved definition');
+    const file = await waitFor(
+      () => {
+        const dir = path.join(project, '.synapse', 'agents');
+        const names = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+        return names.length ? path.join(dir, names[0]!) : null;
+      },
+      10_000,
+      'the saved definition',
+    );
     expect(fs.readFileSync(file, 'utf8')).toMatch(/name=keeper\nprofile=echo\nrole=keeps things\n/);
     const shown = await runCli(['agents', 'show', 'keeper', '--json'], { env: t.env, cwd: project });
     expect(JSON.parse(shown.stdout)).toMatchObject({ name: 'keeper', profile: 'echo', scope: 'project' });
