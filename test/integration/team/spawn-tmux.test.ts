@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli, tempHome, waitFor } from '../../support/synapse.js';
+import { BIN, getJson, runCli, tempHome, waitFor } from '../../support/synapse.js';
 import { TmuxServer } from '../../support/tmux-server.js';
 
 /**
@@ -128,9 +128,19 @@ describe('synapse spawn into tmux', () => {
       ...paneCommand(['echo', '--name', 'keeper', '--role', 'keeps things']),
     ]);
     await waitFor(() => entryNamed('keeper')?.status === 'READY', 30_000, 'keeper READY');
-    await waitFor(() => tmux.capture(pane).includes('echo>'), 10_000, 'the echo prompt');
+    // Idle after its start-up instruction (Ctrl-D quits the echo CLI only at an empty, idle prompt).
+    const idle = () => {
+      const screen = tmux.capture(pane).trimEnd();
+      return screen.includes('ECHO: A2A: [SYNAPSE]') && screen.endsWith('echo>');
+    };
+    await waitFor(idle, 15_000, 'the echo prompt after the start-up instruction');
+    const endpoint = entryNamed('keeper').endpoint;
+    await waitFor(async () => (await getJson(`${endpoint}/status`)).body.ready_for_messages === true, 10_000, 'the start-up instruction done');
+    await waitFor(idle, 5_000, 'the idle echo prompt');
     tmux.run(['send-keys', '-t', pane, 'C-d']);
-    await waitFor(() => tmux.capture(pane).includes('Save this agent definition for reuse? [y/N]:'), 15_000, 'the save prompt');
+    await waitFor(() => tmux.capture(pane).includes('Save this agent definition for reuse? [y/N]:'), 15_000, 'the save prompt').catch((err: Error) => {
+      throw new Error(`${err.message}; the pane shows:\n${tmux.capture(pane)}`);
+    });
     tmux.run(['send-keys', '-t', pane, 'y', 'Enter']);
     await waitFor(() => tmux.capture(pane).includes('Saved agent ID ['), 5_000, 'the id question');
     tmux.run(['send-keys', '-t', pane, 'Enter']);
