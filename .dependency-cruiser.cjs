@@ -9,9 +9,9 @@ const LAYERS = [
   ['agent-api', '^src/agent-api/'], // the Task model and the agent's port (AgentApi, task events)
   ['store', '^src/store/'],
   ['a2a', '^src/a2a/'],
+  ['team', '^src/team/'], // spawn, team start, panes, saved agents, worktrees, workflows (the CLI runs them; agents through `synapse __team`)
   ['server', '^src/server/'],
   ['runtime', '^src/runtime/'],
-  ['team', '^src/team/'], // spawn, worktrees, saved agents, sessions, workflows (issue 16): used by the CLI
   ['entry points', '^src/(cli|demo)/'],
 ];
 

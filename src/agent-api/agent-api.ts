@@ -57,6 +57,10 @@ interface AgentStatusInfo {
 /** What the HTTP layer may ask of a running agent; the runtime implements it. */
 export interface AgentApi {
   entry(): RegistryEntry;
+  /** `POST /rename`: a new name and/or role (null clears it), in the registry at once. */
+  rename(change: { name?: string | null; role?: string | null }): RegistryEntry;
+  /** `POST /spawn` (`op: 'spawn'`) and `POST /team/start` (`op: 'team'`): the request body as checked by the route. */
+  teamOp(op: 'spawn' | 'team', request: unknown): Promise<unknown>;
   status(): AgentStatusInfo;
   /**
    * False once the agent is shutting down (`submit` then throws `agent_not_ready`). A message that

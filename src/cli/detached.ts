@@ -11,9 +11,14 @@ export interface DetachedAgent {
     port?: number | undefined;
     host?: string | undefined;
     autoApprove?: boolean | undefined;
-    /** The worktree `synapse start --worktree` made (the agent is launched in it). */
-    worktree?: { name: string; path: string; branch: string } | undefined;
+    /**
+     * `--worktree [name]`: the worktree `synapse start --worktree` made (the agent is launched in
+     * it), or a name / true for the agent to make it (`synapse spawn` in the background).
+     */
+    worktree?: { name: string; path: string; branch: string } | string | true | undefined;
   };
+  /** More registry entry fields (`synapse spawn`: `spawned_by_pid`, `skill_set`). */
+  extras?: Record<string, unknown> | undefined;
 }
 
 /**
@@ -24,3 +29,12 @@ export interface DetachedAgent {
 export function detachedArgs(agent: DetachedAgent): string[] {
   return [DETACHED_AGENT, JSON.stringify(agent)];
 }
+
+/** The hidden first argument of a spawned agent's pane: `synapse __pane <spec file>` (team/spawn.ts). */
+export const PANE_AGENT = '__pane';
+
+/**
+ * The hidden first argument with which an agent runs `POST /spawn` and `POST /team/start`: the
+ * request as JSON on stdin, the answer as JSON on stdout (runtime/team-op.ts).
+ */
+export const TEAM_OP = '__team';

@@ -1,4 +1,4 @@
-import { DETACHED_AGENT } from './detached.js';
+import { DETACHED_AGENT, PANE_AGENT, TEAM_OP } from './detached.js';
 import { exitFor } from './exit.js';
 import { processIo } from './io.js';
 import type * as Commander from 'commander';
@@ -38,6 +38,8 @@ export async function main(argv: string[]): Promise<void> {
   quietOnClosedPipe(process.stdout);
   try {
     if (argv[2] === DETACHED_AGENT) await (await import('./commands/run-agent.js')).runDetached(argv[3] ?? '', processIo());
+    else if (argv[2] === PANE_AGENT) await (await import('./commands/pane-agent.js')).runPaneAgent(argv[3] ?? '', processIo());
+    else if (argv[2] === TEAM_OP) await (await import('./commands/team-cli.js')).runTeamOpEntry(processIo());
     else await runProgram(argv);
   } catch (err) {
     const { code, message } = exitFor(err);

@@ -11,6 +11,7 @@ import { registerSettingsCommands } from './commands/settings.js';
 import { registerStoreCommands } from './commands/team-store.js';
 import { registerWorktreeCommands } from './commands/worktree.js';
 import { registerWorkflowCommands } from './commands/workflow.js';
+import { registerTeamCommands } from './commands/team.js';
 import { VERSION } from '../version.js';
 
 const { Command: CommandClass } = requireCjs('commander') as typeof Commander;
@@ -49,6 +50,7 @@ export function buildProgram(profiles?: string): Command {
   registerWorktreeCommands(program);
   registerWorkflowCommands(program);
   registerAuthCommands(program);
+  registerTeamCommands(program);
   return program;
 }
 

@@ -53,3 +53,15 @@ export async function askApproval(info: {
     process.stderr.write('[Synapse] Answer y (start), n (do not start) or s (start without the start-up instruction)\n');
   }
 }
+
+/**
+ * On exit of an interactive named agent: `Save this agent definition for reuse? [y/N]:`, then
+ * its id (a suggestion on Enter) and scope. Null when the answer is no.
+ */
+export async function askSaveAgent(suggestedId: string): Promise<{ id: string; scope: 'project' | 'user' } | null> {
+  const save = (await ask('Save this agent definition for reuse? [y/N]: ')).toLowerCase();
+  if (save !== 'y' && save !== 'yes') return null;
+  const id = (await ask(`Saved agent ID [${suggestedId}]: `)) || suggestedId;
+  const scope = (await ask('Scope [project/user] (default: project): ')).toLowerCase();
+  return { id, scope: scope === 'user' ? 'user' : 'project' };
+}

@@ -236,6 +236,12 @@ export const ENV_VARS = {
     unit: 'webhooks',
     description: 'Webhooks one agent keeps; registering one more URL is refused with 409.',
   },
+  // issue 16, panes and saved agents (team helper)
+  SYNAPSE_AGENT_SAVE_PROMPT_ENABLED: {
+    kind: 'flag',
+    default: true,
+    description: 'On exit of an interactive named agent, ask "Save this agent definition for reuse? [y/N]" (false: never ask).',
+  },
 } as const satisfies Record<string, EnvVarSpec>;
 
 export type EnvVarName = keyof typeof ENV_VARS;

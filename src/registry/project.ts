@@ -127,8 +127,8 @@ export function projectRoot(dir: string): string {
  * the repository becomes the path at the same place in the main checkout, so that a lock taken
  * on `src/a.ts` in one worktree holds `src/a.ts` in every other. Other paths are returned as given.
  */
-export function pathInMainCheckout(absolute: string): string {
-  const checkout = gitCheckout(path.dirname(absolute));
+export function pathInMainCheckout(absolute: string, isDirectory = false): string {
+  const checkout = gitCheckout(isDirectory ? absolute : path.dirname(absolute));
   if (!checkout?.linked) return absolute;
   const relative = path.relative(checkout.top, absolute);
   if (relative.startsWith('..') || path.isAbsolute(relative)) return absolute;

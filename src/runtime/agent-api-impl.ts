@@ -27,6 +27,8 @@ export interface AgentParts {
   startedAt: string;
   isShuttingDown: () => boolean;
   shutdown: (reason: string) => void;
+  /** `POST /spawn`, `POST /team/start` (runtime/team-op.ts). */
+  teamOp: (op: 'spawn' | 'team', request: unknown) => Promise<unknown>;
 }
 
 /** An answer to a message sent from here: kept on record or completing a task, never queued. */
@@ -49,6 +51,8 @@ function admit(p: AgentParts, input: Pick<NewTask, 'message' | 'metadata'>): voi
 export function agentApi(p: AgentParts): AgentApi {
   return {
     entry: () => p.presence.entry(),
+    rename: (change) => p.presence.rename(change),
+    teamOp: (op, request) => p.teamOp(op, request),
     status: () => ({
       status: p.presence.status.status,
       current_task: p.delivery.currentTaskId,

@@ -58,13 +58,14 @@ export interface AgentOptions {
    * terminal): `skip` starts without the start-up instruction; a throw stops the start.
    */
   approve?: (who: { agentId: string; port: number }) => Promise<'proceed' | 'skip'>;
-  /** No start-up instruction (answered `s` at the approval prompt). */
-  skipInstruction?: boolean;
   /**
    * More fields for the registry entry, written after the standard ones (which they cannot
-   * replace): e.g. `worktree` {name, path, branch} of an agent started with `--worktree`.
+   * replace): `spawned_by_pid`, `pane`, `skill_set` of an agent started by `synapse spawn`,
+   * `worktree` {name, path, branch} of an agent started with `--worktree`.
    */
-  registryExtras?: Record<string, unknown>;
+  extras?: Record<string, unknown>;
+  /** No start-up instruction (answered `s` at the approval prompt). */
+  skipInstruction?: boolean;
   clock?: Clock;
 }
 
@@ -292,6 +293,8 @@ class Agent {
       startedAt: this.f.identity.startedAt,
       isShuttingDown: () => this.shutdownPromise !== null,
       shutdown: (reason) => void this.shutdown(reason),
+      teamOp: async (op, request) =>
+        (await import('./team-op.js')).runTeamOp(op, request, { env: this.opts.env, cwd: this.opts.cwd, agentId: this.f.identity.agentId }),
     });
   }
 

@@ -9,7 +9,7 @@ import { describeExit, exitRecordOfPid } from '../registry/exit-record.js';
 import { isPidAlive } from '../registry/liveness.js';
 import { openRegistry } from '../registry/lookup.js';
 
-const BIN = fileURLToPath(new URL('../../bin/synapse.js', import.meta.url));
+export const synapseBin = fileURLToPath(new URL('../../bin/synapse.js', import.meta.url));
 
 /** How long the agent may take to register, and then its CLI to draw its first screen. */
 const REGISTER_MS = 15_000;
@@ -52,7 +52,7 @@ export async function launchBackground(opts: { synapseArgs: string[]; env: Env; 
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const logFile = path.join(dir, `start-${stamp}-${process.pid}.log`);
   const fd = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, ['--max-semi-space-size=1', BIN, ...opts.synapseArgs], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=1', synapseBin, ...opts.synapseArgs], {
     cwd: opts.cwd,
     env: { ...opts.env, SYNAPSE_LOG_FILE: logFile },
     detached: true,

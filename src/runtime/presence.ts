@@ -19,7 +19,10 @@ export interface AgentIdentity {
   startedAt: string;
   logFile: string | null;
   headless: boolean;
-  /** More fields of the entry (`worktree` …), never replacing one above. */
+  /**
+   * More fields for the entry, written after ours (the original ignores them): `spawned_by_pid`,
+   * `pane`, `skill_set` of an agent started by `synapse spawn` (team/spawn.ts).
+   */
   extras?: Record<string, unknown>;
 }
 
@@ -57,8 +60,7 @@ export class Presence {
 
   entry(): RegistryEntry {
     const id = this.identity;
-    return {
-      ...id.extras,
+    const entry: RegistryEntry = {
       agent_id: id.agentId,
       agent_type: id.type,
       name: id.name,
@@ -78,6 +80,15 @@ export class Presence {
       headless: id.headless,
       synapse_version: VERSION,
     };
+    return id.extras ? Object.assign(Object.fromEntries(Object.entries(id.extras).filter(([k]) => !(k in entry))), entry) : entry;
+  }
+
+  /** `synapse rename` (`POST /rename`): a new name and/or role (null clears it), written at once. */
+  rename(change: { name?: string | null; role?: string | null }): RegistryEntry {
+    if (change.name !== undefined) this.identity.name = change.name;
+    if (change.role !== undefined) this.identity.role = change.role;
+    this.write();
+    return this.entry();
   }
 
   /** Rewrites the entry (atomically); a failure is logged, the agent goes on. */

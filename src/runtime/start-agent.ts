@@ -45,7 +45,7 @@ function identityOf(opts: AgentOptions, port: number, host: string, clock: Clock
     // A background agent's stdout is its log file (`synapse start`); a foreground one logs to a file.
     logFile: opts.headless ? (envSetting(opts.env, 'SYNAPSE_LOG_FILE') ?? null) : path.join(logsDir(opts.env), `${agentId}.log`),
     headless: opts.headless,
-    ...(opts.registryExtras ? { extras: opts.registryExtras } : {}),
+    ...(opts.extras ? { extras: opts.extras } : {}),
   };
 }
 

@@ -17,6 +17,7 @@ import { replyRoutes } from './routes/replies.js';
 import { streamRoutes } from './routes/streams.js';
 import { taskRoutes } from './routes/tasks.js';
 import { teamStoreRoutes } from './routes/team-store.js';
+import { teamRoutes } from './routes/team.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import type { WebhookStore } from '../store/webhooks.js';
 import { schemaCompilers, type SchemaCompilers } from './validators.js';
@@ -114,5 +115,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     ...(opts.log ? { log: opts.log } : {}),
   });
   await app.register(externalRoutes, { env: opts.env });
+  await app.register(teamRoutes, { api: opts.api });
   return app;
 }

@@ -14,6 +14,11 @@ export function normalizeFilePath(input: string, baseDir: string): string {
   return pathInMainCheckout(resolvedPath(input, baseDir));
 }
 
+/** A directory's canonical spelling, as `normalizeFilePath` names the files in it (a worktree's root is the main checkout's). */
+export function normalizeDirPath(dir: string): string {
+  return pathInMainCheckout(resolvedPath('', dir), true);
+}
+
 function resolvedPath(input: string, baseDir: string): string {
   if (input.trim().length === 0) return path.resolve(baseDir);
   const absolute = path.resolve(baseDir, input);

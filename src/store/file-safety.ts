@@ -7,7 +7,7 @@ import type { Sql } from './store-db.js';
 import { StoreDb } from './store-db.js';
 import { systemClock, iso, type Clock } from '../clock.js';
 import { isPidAlive } from '../registry/liveness.js';
-import { normalizeFilePath } from './file-paths.js';
+import { normalizeDirPath, normalizeFilePath } from './file-paths.js';
 import { fileSafetyDbPath, fileSafetyEnabled } from './settings.js';
 import { formatDuration } from './duration.js';
 import {
@@ -83,7 +83,7 @@ export class FileSafetyStore {
    */
   private insideProject(input: string): string {
     const filePath = this.normalize(input);
-    const root = normalizeFilePath('.', this.baseDir);
+    const root = normalizeDirPath(this.baseDir);
     const rel = path.relative(root, filePath);
     if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel))
       throw new SynapseError('invalid_input', `${JSON.stringify(input)} is not a file of the project (${root}): lock files inside it, e.g. src/app.ts`);

@@ -10,7 +10,7 @@ import type { RunFlags } from './run-agent.js';
  * calls it with the parsed arguments, the options and the real process as its CommandIo.
  */
 
-function parsePort(value: string): number {
+export function parsePort(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > 65535) throw new SynapseError('usage', `invalid port "${value}" (1-65535)`);
   return n;
@@ -25,7 +25,8 @@ function addAgentOptions(cmd: Command, profiles: string | undefined): Command {
     .option('-p, --port <port>', "a fixed port instead of the first free one of the profile's range", parsePort)
     .option('--host <host>', 'address to bind (default SYNAPSE_HOST, else 127.0.0.1; anything else exposes the agent: turn auth on)')
     .option('--auto-approve', "turn on the CLI's own auto-approval flag (off by default)")
-    .option('--worktree [name]', 'work in a git worktree of its own: .synapse/worktrees/<name> on branch synapse/<name>, made from HEAD');
+    .option('--worktree [name]', 'work in a git worktree of its own: .synapse/worktrees/<name> on branch synapse/<name>, made from HEAD')
+    .option('-A, --agent <id|name>', 'start a saved agent definition (`synapse agents list`); its profile must be this one, the flags win');
 }
 
 /**

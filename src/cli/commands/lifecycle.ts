@@ -78,7 +78,7 @@ async function askToStop(entry: RegistryEntry, env: NodeJS.ProcessEnv): Promise<
   return { how: `POST /shutdown answered ${res.status}: SIGTERM to pid ${entry.pid}`, original: false };
 }
 
-async function stopAgent(target: string, opts: { timeoutMs: number; force: boolean; escalate?: boolean }, io: CommandIo): Promise<void> {
+async function stopAgent(target: string, opts: { timeoutMs: number; force: boolean; escalate?: boolean }, io: CommandIo): Promise<RegistryEntry> {
   const { entry, registry } = findAgent(target, io.env);
   const label = `${entry.agent_id}${entry.name ? ` (${entry.name})` : ''}`;
   if (opts.force) {
@@ -86,7 +86,7 @@ async function stopAgent(target: string, opts: { timeoutMs: number; force: boole
     await waitForExit(entry.pid, 2000);
     registry.prune(entry);
     io.out(`killed ${label}\n`);
-    return;
+    return entry;
   }
   const asked = await askToStop(entry, io.env);
   const seconds = opts.timeoutMs / 1000;
@@ -94,7 +94,7 @@ async function stopAgent(target: string, opts: { timeoutMs: number; force: boole
     // An agent that exits removes its own entry; one that could not is pruned here (gone now).
     registry.scanLive();
     io.out(`stopped ${label}${asked.how ? ` (${asked.how})` : ''}\n`);
-    return;
+    return entry;
   }
   if (asked.original) {
     // As its own `synapse stop` does after 5 s: its server may wait 30 s for its CLI to go, and
@@ -105,7 +105,7 @@ async function stopAgent(target: string, opts: { timeoutMs: number; force: boole
     io.out(
       `killed ${label} (an agent of the original Synapse: SIGKILL to pid ${entry.pid}, ${seconds} s after SIGTERM, as its own \`synapse stop\` does after 5 s)\n`,
     );
-    return;
+    return entry;
   }
   if (!opts.escalate) {
     throw new SynapseError(
@@ -117,22 +117,30 @@ async function stopAgent(target: string, opts: { timeoutMs: number; force: boole
   if (await waitForExit(entry.pid, 3000)) {
     registry.scanLive();
     io.out(`terminated ${label} (SIGTERM)\n`);
-    return;
+    return entry;
   }
   signalAgent(entry.pid, 'SIGKILL');
   await waitForExit(entry.pid, 2000);
   registry.prune(entry);
   io.out(`killed ${label} (SIGKILL after SIGTERM timed out)\n`);
+  return entry;
 }
 
 /** `synapse stop <target>`: asks the agent to shut down and waits `--timeout` seconds. */
-export function stopCommand(target: string, flags: { timeout: string }, io: CommandIo): Promise<void> {
-  return stopAgent(target, { timeoutMs: Number(flags.timeout) * 1000, force: false }, io);
+export async function stopCommand(target: string, flags: { timeout: string }, io: CommandIo): Promise<void> {
+  await closePane(await stopAgent(target, { timeoutMs: Number(flags.timeout) * 1000, force: false }, io), io);
 }
 
 /** `synapse kill <target>`: asks, then SIGTERM and SIGKILL to the process group; `-f` kills at once. */
-export function killCommand(target: string, flags: { force?: boolean; timeout: string }, io: CommandIo): Promise<void> {
-  return stopAgent(target, { timeoutMs: Number(flags.timeout) * 1000, force: flags.force === true, escalate: true }, io);
+export async function killCommand(target: string, flags: { force?: boolean; timeout: string }, io: CommandIo): Promise<void> {
+  await closePane(await stopAgent(target, { timeoutMs: Number(flags.timeout) * 1000, force: flags.force === true, escalate: true }, io), io);
+}
+
+/** An agent `synapse spawn` put in a pane: the pane goes with it (it closes by itself when the agent exits; this makes sure). */
+async function closePane(entry: RegistryEntry, io: CommandIo): Promise<void> {
+  if (!('pane' in entry)) return;
+  const said = await (await import('./team-cli.js')).closePaneOf(entry, io);
+  if (said) io.out(`  ${said}\n`);
 }
 
 /** The file each agent holds a lock on (first of them, with a count), from its project's store. */

@@ -29,10 +29,22 @@ export interface RunFlags {
    * agent gets the worktree `synapse start` already made.
    */
   worktree?: string | boolean | AgentPlace | undefined;
+  /** `--agent/-A <id|name>`: a saved agent's name, role, skill set and port (the flags win). */
+  agent?: string | undefined;
+}
+
+/** What a spawned agent's runner adds to `synapse <profile>` (pane-agent.ts, team-cli.ts). */
+export interface RunExtras {
+  /** More registry entry fields (`spawned_by_pid`, `pane`, `skill_set`). */
+  extras?: Record<string, unknown>;
+  /** Told once the agent is registered (its id), before the CLI's exit is awaited. */
+  onStarted?: (agentId: string) => void | Promise<void>;
+  /** Started by `synapse spawn`: no save prompt on exit. */
+  spawned?: boolean;
 }
 
 /** A worktree made for an agent: where it lives and its branch (the registry entry's `worktree`). */
-type AgentPlace = NonNullable<DetachedAgent['flags']['worktree']>;
+type AgentPlace = Extract<DetachedAgent['flags']['worktree'], object>;
 
 /**
  * The worktree `--worktree` asks for, made now (or reused), and the directory the agent starts
@@ -67,7 +79,7 @@ function cliArgsFor(profile: ReturnType<typeof getProfile>, cliArgs: string[], a
   return mergeArgs(profile, profile.autoApproveArgs, cliArgs).args;
 }
 
-function checkInstalled(command: string, env: NodeJS.ProcessEnv): void {
+export function checkInstalled(command: string, env: NodeJS.ProcessEnv): void {
   if (!resolveCommand(command, env.PATH)) {
     throw new SynapseError('command_not_found', `"${command}" is not on PATH. Install it first (or fix PATH), then run synapse again.`);
   }
@@ -95,9 +107,10 @@ async function warnIfExposed(flag: string | undefined, io: CommandIo): Promise<v
 }
 
 /** `synapse <profile>`: runs until the CLI exits; returns its exit code. */
-export async function runForeground(profileName: string, cliArgs: string[], flags: RunFlags, callerIo: CommandIo): Promise<number> {
-  const role = readRole(flags.role, callerIo);
+export async function runForeground(profileName: string, cliArgs: string[], given: RunFlags, callerIo: CommandIo, more: RunExtras = {}): Promise<number> {
   const profile = getProfile(profileName);
+  const { flags, skillSet } = await withSavedAgent(profile.id, given, callerIo);
+  const role = readRole(flags.role, callerIo);
   checkInstalled(profile.command, callerIo.env);
   const worktree = await worktreeFor(flags, profile.id, callerIo);
   // In a worktree, the agent (its settings, instructions, CLI) lives there, not where it was asked for.
@@ -125,10 +138,14 @@ export async function runForeground(profileName: string, cliArgs: string[], flag
     ...(who.role ? { role: who.role } : {}),
     ...(flags.port !== undefined ? { port: flags.port } : {}),
     ...(flags.host ? { host: flags.host } : {}),
-    ...(worktree ? { registryExtras: { worktree: worktree.place } } : {}),
+    ...(more.extras || skillSet || worktree
+      ? { extras: { ...more.extras, ...(skillSet ? { skill_set: skillSet } : {}), ...(worktree ? { worktree: worktree.place } : {}) } }
+      : {}),
   });
   if (headless) io.out(`${agent.agentId} ready for HTTP on ${agent.endpoint}\n`);
   else routeConsoleToLog(agent.logger);
+  await more.onStarted?.(agent.agentId);
+  if (skillSet && !more.spawned) void (await import('./skill-set-apply.js')).applySkillSetQuietly(agent.agentId, skillSet, io, agent.logger);
   const code = await agent.exited;
   // The terminal is the user's again: the reason a CLI gave up at start-up stays in view (headless,
   // the same report is in the log on stdout).
@@ -138,13 +155,38 @@ export async function runForeground(profileName: string, cliArgs: string[], flag
     const { exitReport } = await import('../../runtime/agent.js');
     io.err(`synapse: ${profile.id} ${exitReport(exit).replace(/^cli /, '')}\n`);
   }
+  // Quit by the person (not stopped by `synapse stop`/`kill`, which leave no CLI exit): offer to save it.
+  if (exit && !exit.duringStartup && !headless && !more.spawned && who.name)
+    await (await import('./save-agent-prompt.js')).offerToSave({ profile: profile.id, name: who.name, role: who.role, skillSet, port: flags.port }, io);
   return code;
 }
 
+/** `--agent/-A`: the saved agent's fields under the flags; its profile must be the one run. */
+async function withSavedAgent(profile: string, flags: RunFlags, io: CommandIo): Promise<{ flags: RunFlags; skillSet: string | undefined }> {
+  if (!flags.agent) return { flags, skillSet: undefined };
+  const { getSavedAgent } = await import('../../team/saved-agents.js');
+  const saved = getSavedAgent(flags.agent, io.cwd, io.env);
+  if (getProfile(saved.profile).id !== profile)
+    throw new SynapseError(
+      'usage',
+      `saved agent ${saved.id} is a ${saved.profile} agent: run \`synapse ${saved.profile} --agent ${saved.id}\` (or \`synapse spawn ${saved.id}\`)`,
+    );
+  return {
+    flags: {
+      ...flags,
+      name: flags.name ?? saved.name,
+      role: flags.role ?? saved.role ?? undefined,
+      port: flags.port ?? saved.port ?? undefined,
+    },
+    skillSet: saved.skill_set ?? undefined,
+  };
+}
+
 /** `synapse start`: validates here (so errors reach this terminal), then detaches. */
-export async function startBackground(profileName: string, cliArgs: string[], flags: RunFlags, io: CommandIo): Promise<void> {
-  const role = readRole(flags.role, io);
+export async function startBackground(profileName: string, cliArgs: string[], given: RunFlags, io: CommandIo): Promise<void> {
   const profile = getProfile(profileName);
+  const { flags, skillSet } = await withSavedAgent(profile.id, given, io);
+  const role = readRole(flags.role, io);
   checkInstalled(profile.command, io.env);
   if (flags.autoApprove) cliArgsFor(profile, [], true);
   (await import('../../runtime/agent-settings.js')).agentSettings(io.env);
@@ -155,11 +197,13 @@ export async function startBackground(profileName: string, cliArgs: string[], fl
     profile: profile.id,
     cliArgs,
     flags: { name: flags.name, role, port: flags.port, host: flags.host, autoApprove: flags.autoApprove, worktree: worktree?.place },
+    ...(skillSet ? { extras: { skill_set: skillSet } } : {}),
   };
   const { entry, logFile, stillStarting } = await launchBackground({ synapseArgs: detachedArgs(agent), env: io.env, cwd: worktree?.cwd ?? io.cwd });
   if (stillStarting) io.err(`${entry.agent_id}: ${profile.id} has not shown its prompt yet; \`synapse logs ${entry.agent_id} --screen\` shows what it shows\n`);
   if (flags.json) io.out(`${JSON.stringify(entry, null, 2)}\n`);
   else io.out(`started ${entry.agent_id}${entry.name ? ` (${entry.name})` : ''} on ${entry.endpoint}, pid ${entry.pid}\nlog: ${logFile}\n`);
+  if (skillSet) await (await import('./skill-set-apply.js')).applySkillSetQuietly(entry.agent_id, skillSet, io, null);
 }
 
 function parseDetached(json: string): DetachedAgent {
@@ -177,7 +221,9 @@ function parseDetached(json: string): DetachedAgent {
 /** A background agent (`synapse start`): runs exactly as `synapse <profile> --headless`, then exits with the CLI's code. */
 export async function runDetached(json: string, io: CommandIo): Promise<void> {
   const agent = parseDetached(json);
-  const code = await runForeground(agent.profile, agent.cliArgs, { ...agent.flags, headless: true }, io);
+  const code = await runForeground(agent.profile, agent.cliArgs, { ...agent.flags, headless: true }, io, {
+    ...(agent.extras ? { extras: agent.extras, spawned: true } : {}),
+  });
   // As the `run` command: the PTY and server handles are closed, but native handles may linger.
   process.stdout.write('', () => process.exit(code));
   await new Promise(() => undefined);

@@ -91,6 +91,14 @@ export function fakeRuntime(opts: { port: number; thinkMs?: number }): FakeRunti
       headless: true,
       synapse_version: '0.0.0-test',
     }),
+    rename: (change) => ({
+      ...api.entry(),
+      ...(change.name !== undefined ? { name: change.name } : {}),
+      ...(change.role !== undefined ? { role: change.role } : {}),
+    }),
+    teamOp: async () => {
+      throw new SynapseError('invalid_input', 'the fake runtime spawns nothing');
+    },
     status: () => ({ status: 'READY', current_task: null, queued: 0, ready_for_messages: phase === 'running', started_at: new Date().toISOString() }),
     acceptingMessages: () => phase !== 'stopping',
     peers: () => [],
