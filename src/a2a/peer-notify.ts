@@ -2,6 +2,7 @@ import type { Env } from '../config/paths.js';
 import { liveAgents } from '../registry/lookup.js';
 import { sameProject } from '../registry/project.js';
 import { requestJson } from './http-json.js';
+import { peerTls } from './peer-tls.js';
 
 export interface NotifyResult {
   /** Agent ids that accepted the notice. */
@@ -22,10 +23,11 @@ export async function notifyPeers(options: { env: Env; workingDir: string; text:
     message: { role: 'user', parts: [{ type: 'text', text: options.text }] },
     metadata: { response_mode: 'silent' },
   };
+  const tls = peerTls(options.env);
   const results = await Promise.all(
     targets.map(async (e) => {
       try {
-        const res = await requestJson(`${e.endpoint}/tasks/send`, { body, timeoutMs: options.timeoutMs ?? 3000 });
+        const res = await requestJson(`${e.endpoint}/tasks/send`, { body, timeoutMs: options.timeoutMs ?? 3000, tls });
         return { id: e.agent_id, ok: res.status >= 200 && res.status < 300 };
       } catch {
         // Unreachable (gone since its last heartbeat, or hung): counted as failed, by design.

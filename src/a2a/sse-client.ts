@@ -1,6 +1,6 @@
-import http from 'node:http';
 import { createParser } from 'eventsource-parser';
 import { SynapseError } from '../errors.js';
+import { tlsHint, transportFor, type PeerTls } from './peer-tls.js';
 
 export interface SseEvent {
   id: number;
@@ -15,13 +15,15 @@ export interface SseEvent {
 export async function followSse(
   url: string,
   onEvent: (e: SseEvent) => boolean | void,
-  opts: { signal?: AbortSignal; maxReconnects?: number } = {},
+  opts: { signal?: AbortSignal; maxReconnects?: number; tls?: PeerTls | undefined } = {},
 ): Promise<void> {
   let lastId = 0;
   let reconnects = 0;
+  const transport = await transportFor(url, opts.tls);
   for (;;) {
     const outcome = await new Promise<'done' | 'ended'>((resolve, reject) => {
-      const req = http.get(url, { headers: { accept: 'text/event-stream', ...(lastId ? { 'last-event-id': String(lastId) } : {}) } }, (res) => {
+      const headers = { accept: 'text/event-stream', ...(lastId ? { 'last-event-id': String(lastId) } : {}) };
+      const req = transport.request(url, { ...transport.options, headers }, (res) => {
         if (res.statusCode !== 200) {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -61,18 +63,17 @@ export async function followSse(
         res.on('end', () => resolve(done ? 'done' : 'ended'));
         res.on('error', () => resolve(done ? 'done' : 'ended'));
       });
-      req.on('error', (err) =>
-        reject(
-          new SynapseError(
-            'agent_unreachable',
-            `cannot follow ${url}: ${err.message}. The agent stopped answering (it exited or was killed); its task store keeps the task, marked failed when the agent starts again: \`synapse list\` shows whether it runs`,
-          ),
-        ),
-      );
+      req.on('error', (err) => {
+        const why =
+          tlsHint(err) ||
+          '. The agent stopped answering (it exited or was killed); its task store keeps the task, marked failed when the agent starts again: `synapse list` shows whether it runs';
+        reject(new SynapseError('agent_unreachable', `cannot follow ${url}: ${err.message}${why}`));
+      });
       opts.signal?.addEventListener('abort', () => {
         req.destroy();
         resolve('done');
       });
+      req.end();
     });
     if (outcome === 'done' || opts.signal?.aborted) return;
     if (++reconnects > (opts.maxReconnects ?? 5)) throw new SynapseError('agent_unreachable', `the stream ${url} kept closing before the task finished`);

@@ -102,6 +102,8 @@ export async function runDemo(opts: { json: boolean }): Promise<boolean> {
     ECHO_THINK_MS: '300',
   };
   delete env.SYNAPSE_AGENT_ID;
+  // The demo's agents are plain loopback HTTP, whatever TLS the user's own agents use.
+  delete env.SYNAPSE_USE_HTTPS;
   const say = (s: string) => {
     if (!opts.json) process.stdout.write(`${s}\n`);
   };

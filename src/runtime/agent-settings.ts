@@ -1,5 +1,7 @@
+import { peerTls, type PeerTls } from '../a2a/peer-tls.js';
 import { envSetting } from '../config/env-setting.js';
 import type { Env } from '../config/paths.js';
+import { serverTls, type ServerTls } from '../config/tls.js';
 import { webhookSettings } from './webhook-dispatcher.js';
 
 /** The agent's settings from the environment, typed. */
@@ -12,6 +14,12 @@ export interface AgentSettings {
   webhookMaxRetries: number;
   /** `SYNAPSE_CORS_ORIGINS`: web origins allowed to call the agent besides its own. */
   corsOrigins: string[];
+  /** `SYNAPSE_USE_HTTPS`: the certificate the agent serves with, or null for plain HTTP. */
+  tls: ServerTls | null;
+  /** What the agent trusts when it calls https peers (`SYNAPSE_TLS_CA`, its own certificate). */
+  peerTls: PeerTls | undefined;
+  /** `SYNAPSE_LONG_MESSAGE_TTL`: a long-message file is removed this long after it was written. */
+  longMessageTtlMs: number;
 }
 
 /**
@@ -27,5 +35,8 @@ export function agentSettings(env: Env): AgentSettings {
     webhookTimeoutMs: webhooks.timeoutMs,
     webhookMaxRetries: webhooks.maxRetries,
     corsOrigins: envSetting(env, 'SYNAPSE_CORS_ORIGINS'),
+    tls: serverTls(env),
+    peerTls: peerTls(env),
+    longMessageTtlMs: envSetting(env, 'SYNAPSE_LONG_MESSAGE_TTL') * 1000,
   };
 }

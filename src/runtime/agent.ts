@@ -24,7 +24,7 @@ import { syncBoardTask } from './board-link.js';
 import { CliSession } from './cli-session.js';
 import { DeliveryLoop } from './delivery.js';
 import type { EarlyCli } from './early-cli.js';
-import { sweepMessageFiles } from './framing.js';
+import { startMessageSweep } from './message-files.js';
 import { LiveOutput } from './live-output.js';
 import type { UserTerminal } from './passthrough.js';
 import type { PortClaim } from './port-claim.js';
@@ -163,6 +163,7 @@ class Agent {
   private readonly liveOutput: LiveOutput;
   private readonly http: AgentHttp;
   private shutdownPromise: Promise<number> | null = null;
+  private stopSweep: () => void = () => undefined;
   private cliExited: CliExit | null = null;
   private resolveExit: (code: number) => void = () => undefined;
   private readonly exited = new Promise<number>((r) => (this.resolveExit = r));
@@ -182,7 +183,7 @@ class Agent {
     this.tasks = new TaskManager(this.store, clock);
     this.events = new TaskEvents(clock);
     this.webhookStore = new WebhookStore(this.store.db, clock);
-    this.webhooks = new WebhookDispatcher({ store: this.webhookStore, env, log, clock, agentId: identity.agentId });
+    this.webhooks = new WebhookDispatcher({ store: this.webhookStore, env, log, clock, agentId: identity.agentId, tls: f.settings.peerTls });
     this.history = new HistoryRecorder(env, { log });
     try {
       this.session = new CliSession({ profile, cli: f.cli, commandLine: f.commandLine, size: f.size, clock });
@@ -205,6 +206,7 @@ class Agent {
       graceMs: f.settings.replyGraceMs,
       self: () => this.presence.entry(),
       log,
+      tls: f.settings.peerTls,
       beforeComplete: completionGate(this.gates),
     });
     this.delivery = this.buildDelivery();
@@ -233,6 +235,7 @@ class Agent {
       env,
       webhooks: this.webhookStore,
       corsOrigins: f.settings.corsOrigins,
+      tls: f.settings.tls,
       log,
     });
     this.wire();
@@ -241,7 +244,7 @@ class Agent {
   private buildDelivery(): DeliveryLoop {
     const { env } = this.opts;
     const msgDir = messageFileDir(env);
-    sweepMessageFiles(msgDir);
+    this.stopSweep = startMessageSweep(msgDir, this.f.settings.longMessageTtlMs);
     const user = this.user;
     return new DeliveryLoop({
       tasks: this.tasks,
@@ -408,6 +411,7 @@ class Agent {
       }
       this.session.tracker.stop();
       this.replies.stop();
+      this.stopSweep();
       this.liveOutput.stop();
       this.presence.stop();
       this.user?.stop();

@@ -30,7 +30,7 @@ async function loadInSlices(): Promise<void> {
   }
 }
 
-function identityOf(opts: AgentOptions, port: number, host: string, clock: Clock): AgentIdentity {
+function identityOf(opts: AgentOptions, port: number, host: string, clock: Clock, scheme: 'http' | 'https'): AgentIdentity {
   const agentId = `synapse-${opts.profile.id}-${port}`;
   return {
     agentId,
@@ -39,7 +39,7 @@ function identityOf(opts: AgentOptions, port: number, host: string, clock: Clock
     role: opts.role ?? null,
     port,
     workingDir: opts.cwd,
-    endpoint: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    endpoint: `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`,
     startedAt: iso(clock.now()),
     // A background agent's stdout is its log file (`synapse start`); a foreground one logs to a file.
     logFile: opts.headless ? (envSetting(opts.env, 'SYNAPSE_LOG_FILE') ?? null) : path.join(logsDir(opts.env), `${agentId}.log`),
@@ -65,9 +65,10 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     host,
     registry,
     type: opts.profile.id,
+    tls: settings.tls,
     ...(opts.port !== undefined ? { port: opts.port } : {}),
   });
-  const identity = identityOf(opts, claim.port, host, clock);
+  const identity = identityOf(opts, claim.port, host, clock, settings.tls ? 'https' : 'http');
   if (opts.approve) {
     try {
       if ((await opts.approve({ agentId: identity.agentId, port: identity.port })) === 'skip') opts = { ...opts, skipInstruction: true };

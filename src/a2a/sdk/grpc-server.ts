@@ -1,6 +1,7 @@
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
+import type { ServerTls } from '../../config/tls.js';
 
 export interface GrpcHandle {
   /** `host:port`, as gRPC clients dial it (and the card lists it). */
@@ -16,13 +17,19 @@ interface GrpcServing {
   close(): Promise<void>;
 }
 
-/** The SDK's gRPC service over `handler`, fed connections by hand (grpc-js's connection injector). */
-async function serveGrpc(handler: A2ARequestHandler): Promise<GrpcServing> {
+/**
+ * The SDK's gRPC service over `handler`, fed connections by hand (grpc-js's connection injector);
+ * with `tls`, each connection does its TLS handshake before HTTP/2, as on the agent's HTTP port.
+ */
+async function serveGrpc(handler: A2ARequestHandler, tls: ServerTls | undefined): Promise<GrpcServing> {
   const grpc = await import('@grpc/grpc-js');
   const { A2AService, grpcService, UserBuilder } = await import('@a2a-js/sdk/server/grpc');
   const server = new grpc.Server();
   server.addService(A2AService, grpcService({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-  const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+  const credentials = tls
+    ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(tls.cert), private_key: Buffer.from(tls.key) }], false)
+    : grpc.ServerCredentials.createInsecure();
+  const injector = server.createConnectionInjector(credentials);
   return {
     inject: (connection) => injector.injectConnection(connection),
     close: () =>
@@ -46,14 +53,20 @@ async function serveGrpc(handler: A2ARequestHandler): Promise<GrpcServing> {
  * loads only when a client connects. Connections wait, unread, until it has loaded; then each is
  * handed to the gRPC server as if it had accepted it itself. `handler` loads the A2A service.
  */
-export async function listenGrpc(host: string, port: number, handler: () => Promise<A2ARequestHandler>, log: (msg: string) => void): Promise<GrpcHandle> {
+export async function listenGrpc(
+  host: string,
+  port: number,
+  handler: () => Promise<A2ARequestHandler>,
+  log: (msg: string) => void,
+  tls?: ServerTls,
+): Promise<GrpcHandle> {
   let serving: Promise<GrpcServing> | null = null;
   let closing = false;
   const sockets = new Set<net.Socket>();
   const listener = net.createServer({ pauseOnConnect: true }, (socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
-    serving ??= handler().then(serveGrpc);
+    serving ??= handler().then((h) => serveGrpc(h, tls));
     serving.then(
       (s) => {
         if (closing) socket.destroy();

@@ -6,6 +6,7 @@ import { withTaskBoard } from '../../store/board.js';
 import { locksHeldBy } from '../../store/file-safety.js';
 import { boardDbPath } from '../../store/settings.js';
 import { requestJson } from '../../a2a/http-json.js';
+import { peerTls, type PeerTls } from '../../a2a/peer-tls.js';
 import { SynapseError } from '../../errors.js';
 import { describeExit, findExitRecord, readExitRecords, RECENT_EXIT_MS, type ExitRecord } from '../../registry/exit-record.js';
 import { isPidAlive } from '../../registry/liveness.js';
@@ -59,10 +60,10 @@ interface StopRequest {
  * such route; its own `synapse stop` sends SIGTERM to the pid of the entry (its server then stops
  * the CLI and removes the entry), and so does this.
  */
-async function askToStop(entry: RegistryEntry): Promise<StopRequest> {
+async function askToStop(entry: RegistryEntry, tls: PeerTls | undefined): Promise<StopRequest> {
   let res;
   try {
-    res = await requestJson(`${entry.endpoint}/shutdown`, { method: 'POST', timeoutMs: 3000 });
+    res = await requestJson(`${entry.endpoint}/shutdown`, { method: 'POST', timeoutMs: 3000, tls });
   } catch {
     signalPid(entry.pid, 'SIGTERM');
     return { how: `it did not answer POST /shutdown: SIGTERM to pid ${entry.pid}`, original: false };
@@ -87,7 +88,7 @@ async function stopAgent(target: string, opts: { timeoutMs: number; force: boole
     io.out(`killed ${label}\n`);
     return;
   }
-  const asked = await askToStop(entry);
+  const asked = await askToStop(entry, peerTls(io.env));
   const seconds = opts.timeoutMs / 1000;
   if (await waitForExit(entry.pid, opts.timeoutMs)) {
     // An agent that exits removes its own entry; one that could not is pruned here (gone now).
@@ -207,9 +208,12 @@ export function listAgents(flags: { json?: boolean }, io: CommandIo): void {
  * the original's `{status, lifecycle, ready, readiness_reason, context}`; null with why when it
  * does not answer with one (then the entry is all there is).
  */
-async function liveStatus(entry: Pick<RegistryEntry, 'endpoint'>): Promise<{ live: Record<string, unknown> | null; why: string | null }> {
+async function liveStatus(
+  entry: Pick<RegistryEntry, 'endpoint'>,
+  tls: PeerTls | undefined,
+): Promise<{ live: Record<string, unknown> | null; why: string | null }> {
   try {
-    const res = await requestJson<unknown>(`${entry.endpoint}/status`, { timeoutMs: 5000 });
+    const res = await requestJson<unknown>(`${entry.endpoint}/status`, { timeoutMs: 5000, tls });
     if (res.status === 200 && typeof res.body === 'object' && res.body !== null) return { live: res.body as Record<string, unknown>, why: null };
     return { live: null, why: `GET /status answered ${res.status}` };
   } catch (err) {
@@ -228,7 +232,7 @@ function accepting(live: Record<string, unknown> | null, why: string | null): st
 /** `synapse status <target>`: the registry entry, what the agent says live, its locks and board tasks. */
 export async function agentStatus(target: string, flags: { json?: boolean }, io: CommandIo): Promise<void> {
   const { entry } = findAgent(target, io.env);
-  const { live, why } = await liveStatus(entry);
+  const { live, why } = await liveStatus(entry, peerTls(io.env));
   const locks = locksHeldBy(entry.working_dir, entry.agent_id, io.env);
   const boardTasks = fs.existsSync(boardDbPath(entry.working_dir))
     ? withTaskBoard(entry.working_dir, (b) => b.list({ assignee: [entry.agent_id, ...(entry.name ? [entry.name] : [])], status: ['pending', 'in_progress'] }))
@@ -261,10 +265,10 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
  * The CLI's screen as text: ours serve `GET /screen` (`{lines}`); the original has none, and its
  * `GET /status` carries the CLI's recent output as `context`.
  */
-async function screenText(entry: Pick<RegistryEntry, 'agent_id' | 'endpoint'>): Promise<string> {
-  const res = await requestJson<{ lines?: unknown }>(`${entry.endpoint}/screen`, { timeoutMs: 5000 });
+async function screenText(entry: Pick<RegistryEntry, 'agent_id' | 'endpoint'>, tls: PeerTls | undefined): Promise<string> {
+  const res = await requestJson<{ lines?: unknown }>(`${entry.endpoint}/screen`, { timeoutMs: 5000, tls });
   if (res.status === 200 && Array.isArray(res.body?.lines)) return res.body.lines.join('\n');
-  const { live, why } = await liveStatus(entry);
+  const { live, why } = await liveStatus(entry, tls);
   if (typeof live?.context === 'string') return live.context;
   throw new SynapseError('not_found', `${entry.agent_id} shows no screen: GET /screen answered ${res.status}${why ? `, ${why}` : ''}`);
 }
@@ -298,7 +302,7 @@ export async function agentLogs(target: string, flags: { lines: string; follow?:
     }
   }
   if (flags.screen) {
-    io.out(`${(await screenText(entry)).trimEnd()}\n`);
+    io.out(`${(await screenText(entry, peerTls(io.env))).trimEnd()}\n`);
     return;
   }
   if (!entry.log_file) {

@@ -1,4 +1,5 @@
 import { requestJson } from '../../a2a/http-json.js';
+import { peerTls } from '../../a2a/peer-tls.js';
 import { parsePeerTask } from '../../a2a/wire-client.js';
 import { SynapseError } from '../../errors.js';
 import type { RegistryEntry } from '../../registry/entry.js';
@@ -39,7 +40,9 @@ interface ReplyTarget {
 }
 
 async function listTargets(me: RegistryEntry, json: boolean | undefined, io: CommandIo): Promise<void> {
-  const res = await requestJson<{ targets?: ReplyTarget[]; error?: { code: string; message: string } }>(`${me.endpoint}/reply-stack/list`);
+  const res = await requestJson<{ targets?: ReplyTarget[]; error?: { code: string; message: string } }>(`${me.endpoint}/reply-stack/list`, {
+    tls: peerTls(io.env),
+  });
   if (res.status !== 200) throw new SynapseError('delivery_failed', `cannot list who is waiting: ${res.status} ${res.body.error?.message ?? ''}`);
   const targets = Array.isArray(res.body.targets) ? res.body.targets : [];
   if (json) io.out(`${JSON.stringify(targets, null, 2)}\n`);
@@ -80,6 +83,7 @@ export async function replyCommand(text: string | undefined, flags: ReplyFlags, 
   }>(`${me.endpoint}/reply`, {
     body: { ...outcome, ...(flags.task ? { task_id: flags.task } : {}), ...(flags.to ? { sender_id: flags.to } : {}) },
     timeoutMs: 15_000,
+    tls: peerTls(io.env),
   });
   if (res.status === 404) throw new SynapseError('not_found', res.body.error?.message ?? 'nobody is waiting for an answer from you');
   const task = res.status === 200 ? parsePeerTask(res.body.task) : null;

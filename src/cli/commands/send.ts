@@ -3,6 +3,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { requestJson } from '../../a2a/http-json.js';
 import { followSse } from '../../a2a/sse-client.js';
+import { peerTls } from '../../a2a/peer-tls.js';
 import { parseDoneEvent, parsePeerTask, peerTaskText, type PeerTask } from '../../a2a/wire-client.js';
 import type { Part, ResponseMode, SenderInfo } from '../../agent-api/task.js';
 import { envSetting } from '../../config/env-setting.js';
@@ -148,7 +149,7 @@ function retryAfterMs(header: string | string[] | undefined): number {
 async function post(target: RegistryEntry, priority: number, body: unknown, deadline: number, io: CommandIo): Promise<PeerTask> {
   let announced = false;
   for (;;) {
-    const res = await requestJson(`${target.endpoint}/tasks/send-priority?priority=${priority}`, { body, timeoutMs: 10_000 });
+    const res = await requestJson(`${target.endpoint}/tasks/send-priority?priority=${priority}`, { body, timeoutMs: 10_000, tls: peerTls(io.env) });
     const task = res.status >= 200 && res.status < 300 ? parsePeerTask((res.body as { task?: unknown } | null)?.task) : null;
     if (task) return task;
     const busy = res.status === 409 && res.headers['retry-after'] !== undefined;
@@ -189,9 +190,9 @@ function checkSameProject(live: RegistryEntry[], sender: ReturnType<typeof resol
 }
 
 /** The task the sending agent is working on now, so the answer can be tied to it (null when unknown). */
-async function currentTaskOf(sender: RegistryEntry): Promise<string | null> {
+async function currentTaskOf(sender: RegistryEntry, io: CommandIo): Promise<string | null> {
   // A sender that does not answer in a second is just not asked: the message goes anyway.
-  const st = await requestJson<{ current_task?: string | null }>(`${sender.endpoint}/status`, { timeoutMs: 1000 }).catch(() => null);
+  const st = await requestJson<{ current_task?: string | null }>(`${sender.endpoint}/status`, { timeoutMs: 1000, tls: peerTls(io.env) }).catch(() => null);
   return st?.body?.current_task ?? null;
 }
 
@@ -216,7 +217,7 @@ export async function sendCommand(
   if (sender.id === target.agent_id) throw new SynapseError('usage', `${label(target)} is you: an agent cannot send a message to itself`);
 
   if (!flags.force) checkSameProject(live, sender, target, cwd);
-  const senderTaskId = sender.entry ? await currentTaskOf(sender.entry) : null;
+  const senderTaskId = sender.entry ? await currentTaskOf(sender.entry, io) : null;
   const taskId = randomUUID();
   if (flags.task) {
     const { createLinkedTask } = await import('../../store/board.js');
@@ -291,7 +292,7 @@ async function waitForAnswer(target: RegistryEntry, task: PeerTask, timeoutMs: n
         finished = parseDoneEvent(e.data, task.id);
         return finished !== null;
       },
-      { signal: controller.signal },
+      { signal: controller.signal, tls: peerTls(io.env) },
     );
   } finally {
     clearTimeout(timer);

@@ -1,4 +1,5 @@
 import { requestJson } from '../../a2a/http-json.js';
+import { peerTls } from '../../a2a/peer-tls.js';
 import { renderStartupInstruction } from '../../config/instructions.js';
 import { envSetting } from '../../config/env-setting.js';
 import { loadSettings } from '../../config/settings.js';
@@ -42,9 +43,9 @@ export function settingsFor(ctx: CallContext, self: Self): unknown {
 }
 
 /** The agent card as the agent itself serves it (`/.well-known/agent.json`). */
-export async function agentCardOf(self: Self): Promise<unknown> {
+export async function agentCardOf(ctx: CallContext, self: Self): Promise<unknown> {
   if (!self.entry) throw new Error(notAnAgent(self));
-  const res = await requestJson(`${self.entry.endpoint}/.well-known/agent.json`, { timeoutMs: 5000 });
+  const res = await requestJson(`${self.entry.endpoint}/.well-known/agent.json`, { timeoutMs: 5000, tls: peerTls(ctx.env) });
   if (res.status !== 200) throw new Error(`${self.entry.agent_id} answered ${res.status} for its agent card`);
   return res.body;
 }
