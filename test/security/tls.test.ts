@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifactTextOf, asTask, sendRequest } from '../integration/a2a/sdk-client.js';
-import { runCli, tempHome, textMessage, waitFor } from '../support/synapse.js';
+import { artifactText, runCli, tempHome, textMessage, waitFor } from '../support/synapse.js';
 import { CERTS, httpsJson, startTlsAgent, type TlsAgent } from './support/tls-agent.js';
 
 /**
@@ -18,8 +18,6 @@ let bob: TlsAgent;
 /** What the CLI runs with: both certificates in one CA file, and no TLS of its own. */
 let cliEnv: NodeJS.ProcessEnv;
 
-const wire = (endpoint: string, id: string) => httpsJson(`${endpoint}/tasks/${id}`, { ca: endpoint === alice.endpoint ? CERTS.first.cert : CERTS.peer.cert });
-
 async function finished(agent: TlsAgent, ca: string, id: string): Promise<any> {
   return waitFor(
     async () => {
@@ -30,8 +28,6 @@ async function finished(agent: TlsAgent, ca: string, id: string): Promise<any> {
     `task ${id} to finish`,
   );
 }
-
-const textOf = (task: any): string => (task.artifacts ?? []).map((a: any) => (typeof a.data === 'string' ? a.data : (a.data?.content ?? ''))).join('\n');
 
 beforeAll(async () => {
   const bundle = path.join(t.home, 'ca-bundle.pem');
@@ -72,7 +68,7 @@ describe('an agent over TLS (SYNAPSE_USE_HTTPS)', () => {
     expect(sent.status).toBe(202);
     const task = await finished(alice, CERTS.first.cert, sent.body.task.id);
     expect(task.status).toBe('completed');
-    expect(textOf(task)).toBe('ECHO: A2A: hello over tls');
+    expect(artifactText(task)).toBe('ECHO: A2A: hello over tls');
   });
 
   it('`synapse send --wait` reaches it through SYNAPSE_TLS_CA; without it the error says what to set', async () => {
@@ -91,7 +87,7 @@ describe('an agent over TLS (SYNAPSE_USE_HTTPS)', () => {
     expect(sent.code, sent.stderr).toBe(0);
     const taskId: string = JSON.parse(sent.stdout).task_id;
     const asked = await finished(bob, CERTS.peer.cert, taskId);
-    expect(textOf(asked)).toContain('question from alice');
+    expect(artifactText(asked)).toContain('question from alice');
     // Bob's answer arrives at alice as a task of its own, tied to the question.
     const answer = await waitFor(
       async () => {
@@ -102,11 +98,8 @@ describe('an agent over TLS (SYNAPSE_USE_HTTPS)', () => {
       "bob's answer at alice",
     );
     expect(answer.metadata.sender.sender_endpoint).toBe(bob.endpoint);
-    const delivered = await waitFor(async () => {
-      const { body } = await wire(alice.endpoint, answer.id);
-      return body.status === 'completed' ? body : null;
-    });
-    expect(textOf(delivered)).toContain('question from alice');
+    const delivered = await finished(alice, CERTS.first.cert, answer.id);
+    expect(artifactText(delivered)).toContain('question from alice');
   });
 
   it('serves gRPC on port + 1000 over TLS with the same certificate, and refuses a plaintext client', async () => {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
-import { BIN, ROOT, freePort, waitFor } from '../../support/synapse.js';
+import { BIN, ROOT, freePort, stopGroup, waitFor } from '../../support/synapse.js';
 
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'tls');
 
@@ -69,24 +69,7 @@ export async function startTlsAgent(name: string, certs: { cert: string; key: st
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   const endpoint = `https://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const closed = new Promise((r) => child.once('close', r));
-    try {
-      process.kill(-child.pid!, 'SIGTERM');
-    } catch {
-      return;
-    }
-    const t = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }, 5000);
-    await closed;
-    clearTimeout(t);
-  };
+  const stop = () => stopGroup(child);
   try {
     await waitFor(
       async () => {
