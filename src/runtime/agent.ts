@@ -220,6 +220,7 @@ class Agent {
         renderStartupInstruction(profile.id, this.settings, opts.cwd, env, {
           agent_id: identity.agentId,
           port: identity.port,
+          endpoint: identity.endpoint,
           name: opts.name ?? null,
           role: opts.role ?? null,
         }),

@@ -53,6 +53,9 @@ describe('an agent over TLS (SYNAPSE_USE_HTTPS)', () => {
     expect(card.status).toBe(200);
     expect(JSON.stringify(card.body)).toContain(`https://127.0.0.1:${alice.port}`);
     expect(JSON.stringify(card.body)).not.toContain(`http://127.0.0.1:${alice.port}`);
+    // The start-up instruction points the CLI at the https card too.
+    const instruction = await runCli(['instructions', 'send', 'alice', '--preview'], { env: cliEnv });
+    expect(instruction.stdout).toContain(`curl -s https://127.0.0.1:${alice.port}/.well-known/agent.json`);
 
     const plain = await fetch(`http://127.0.0.1:${alice.port}/status`).then(
       (r) => `answered ${r.status}`,

@@ -32,6 +32,7 @@ export function instructionsFor(ctx: CallContext, self: Self): string {
   return renderStartupInstruction(self.entry?.agent_type ?? 'default', loadSettings(cwd, ctx.env), cwd, ctx.env, {
     agent_id: self.id ?? 'unknown',
     port: self.entry?.port ?? envSetting(ctx.env, 'SYNAPSE_PORT') ?? 0,
+    endpoint: self.entry?.endpoint ?? null,
     name: self.entry?.name ?? null,
     role: self.entry?.role ?? null,
   });
