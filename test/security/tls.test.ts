@@ -105,6 +105,18 @@ describe('an agent over TLS (SYNAPSE_USE_HTTPS)', () => {
     expect(artifactText(delivered)).toContain('question from alice');
   });
 
+  it('refuses to start with TLS on and no usable certificate, naming what to fix', async () => {
+    const port = String(alice.port + 1);
+    const noCert = await runCli(['echo', '--headless', '--port', port], { env: { ...t.env, SYNAPSE_USE_HTTPS: '1' } });
+    expect(noCert.code).not.toBe(0);
+    expect(noCert.stderr).toContain('SYNAPSE_USE_HTTPS is on but SYNAPSE_TLS_CERT is not set');
+    const wrongKey = await runCli(['echo', '--headless', '--port', port], {
+      env: { ...t.env, SYNAPSE_USE_HTTPS: '1', SYNAPSE_TLS_CERT: CERTS.first.cert, SYNAPSE_TLS_KEY: CERTS.peer.key },
+    });
+    expect(wrongKey.code).not.toBe(0);
+    expect(wrongKey.stderr).toContain('SYNAPSE_TLS_CERT/SYNAPSE_TLS_KEY do not make a TLS server');
+  });
+
   it('serves gRPC on port + 1000 over TLS with the same certificate, and refuses a plaintext client', async () => {
     const card = await httpsJson(`${alice.endpoint}/.well-known/agent-card.json`, { ca: CERTS.first.cert });
     const grpcUrl = card.body.supportedInterfaces.find((i: any) => i.protocolBinding === 'GRPC')?.url;
