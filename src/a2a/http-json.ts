@@ -1,5 +1,6 @@
-import http from 'node:http';
+import type http from 'node:http';
 import { SynapseError } from '../errors.js';
+import { tlsHint, transportFor, type PeerTls } from './peer-tls.js';
 
 export interface JsonResponse<T = unknown> {
   status: number;
@@ -11,15 +12,19 @@ export interface JsonResponse<T = unknown> {
  * A tiny JSON-over-HTTP client on node:http: short-lived CLI commands avoid loading fetch
  * (undici), which costs more start-up time than the request itself.
  */
-export function requestJson<T = unknown>(
+export async function requestJson<T = unknown>(
   url: string,
-  options: { method?: string; body?: unknown; timeoutMs?: number; headers?: Record<string, string> } = {},
+  options: { method?: string; body?: unknown; timeoutMs?: number; headers?: Record<string, string>; tls?: PeerTls | undefined } = {},
 ): Promise<JsonResponse<T>> {
+  const transport = await transportFor(url, options.tls).catch((err: Error) => {
+    throw new SynapseError('agent_unreachable', `cannot reach ${url}: ${err.message}`);
+  });
   return new Promise((resolve, reject) => {
     const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
-    const req = http.request(
+    const req = transport.request(
       url,
       {
+        ...transport.options,
         method: options.method ?? (payload ? 'POST' : 'GET'),
         headers: {
           accept: 'application/json',
@@ -45,7 +50,7 @@ export function requestJson<T = unknown>(
       },
     );
     req.on('timeout', () => req.destroy(new Error(`timed out after ${options.timeoutMs ?? 10_000} ms`)));
-    req.on('error', (err) => reject(new SynapseError('agent_unreachable', `cannot reach ${url}: ${err.message}`)));
+    req.on('error', (err) => reject(new SynapseError('agent_unreachable', `cannot reach ${url}: ${err.message}${tlsHint(err)}`)));
     if (payload) req.write(payload);
     req.end();
   });

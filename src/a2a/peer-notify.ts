@@ -3,6 +3,7 @@ import { apiKeyHeaders } from '../config/auth-keys.js';
 import { liveAgents } from '../registry/lookup.js';
 import { sameProject } from '../registry/project.js';
 import { requestJson } from './http-json.js';
+import { peerTls } from './peer-tls.js';
 
 export interface NotifyResult {
   /** Agent ids that accepted the notice. */
@@ -24,10 +25,11 @@ export async function notifyPeers(options: { env: Env; workingDir: string; text:
     metadata: { response_mode: 'silent' },
   };
   const headers = apiKeyHeaders(options.env);
+  const tls = peerTls(options.env);
   const results = await Promise.all(
     targets.map(async (e) => {
       try {
-        const res = await requestJson(`${e.endpoint}/tasks/send`, { body, timeoutMs: options.timeoutMs ?? 3000, headers });
+        const res = await requestJson(`${e.endpoint}/tasks/send`, { body, timeoutMs: options.timeoutMs ?? 3000, headers, tls });
         return { id: e.agent_id, ok: res.status >= 200 && res.status < 300 };
       } catch {
         // Unreachable (gone since its last heartbeat, or hung): counted as failed, by design.

@@ -56,7 +56,11 @@ export const ENV_VARS = {
   SYNAPSE_LOG_FILE: { kind: 'text', defaultText: '(set by synapse start)', description: 'The log file of a headless (background) agent.' },
   SYNAPSE_STATE_DIR: { kind: 'text', defaultText: '$SYNAPSE_HOME/agents', description: "Each agent's SQLite file of tasks and inbox." },
   SYNAPSE_REPLY_TARGET_DIR: { kind: 'text', defaultText: '~/.a2a/reply', description: "Each agent's stack of senders awaiting an answer." },
-  SYNAPSE_MESSAGE_DIR: { kind: 'text', defaultText: '$TMPDIR/synapse-<uid>/messages', description: 'Temp dir for long messages handed to a CLI as a file.' },
+  SYNAPSE_MESSAGE_DIR: {
+    kind: 'text',
+    defaultText: '(see SYNAPSE_LONG_MESSAGE_DIR)',
+    description: 'The older name of SYNAPSE_LONG_MESSAGE_DIR, still read when that is unset.',
+  },
   SYNAPSE_EXTERNAL_DIR: { kind: 'text', defaultText: '~/.a2a/external', description: 'Registered external A2A agents.' },
   SYNAPSE_PROJECT_DIR: {
     kind: 'text',
@@ -241,6 +245,35 @@ export const ENV_VARS = {
     kind: 'flag',
     default: true,
     description: 'On exit of an interactive named agent, ask "Save this agent definition for reuse? [y/N]" (false: never ask).',
+  },
+  // Issue 15 §4 TLS and §6 data at rest.
+  SYNAPSE_USE_HTTPS: {
+    kind: 'flag',
+    default: false,
+    description: 'Serve the agent (HTTP and gRPC) over TLS with SYNAPSE_TLS_CERT/SYNAPSE_TLS_KEY; its registry endpoint becomes https://.',
+  },
+  SYNAPSE_TLS_CERT: {
+    kind: 'text',
+    defaultText: '(none)',
+    description: "With SYNAPSE_USE_HTTPS: the agent's certificate (PEM file); it must name the address the agent binds.",
+  },
+  SYNAPSE_TLS_KEY: { kind: 'text', defaultText: '(none)', description: "With SYNAPSE_USE_HTTPS: the certificate's private key (PEM file)." },
+  SYNAPSE_TLS_CA: {
+    kind: 'text',
+    defaultText: "(the system's CAs)",
+    description: 'A PEM file of certificates to trust for https peers besides the system CAs, e.g. a self-signed peer certificate.',
+  },
+  SYNAPSE_LONG_MESSAGE_DIR: {
+    kind: 'text',
+    defaultText: '$TMPDIR/synapse-<uid>/messages',
+    description: 'Where long messages handed to a CLI as a file are written (0600 files, 0700 dir).',
+  },
+  SYNAPSE_LONG_MESSAGE_TTL: {
+    kind: 'number',
+    default: 3600,
+    min: 1,
+    unit: 'seconds',
+    description: 'A long-message file is removed this long after it was written.',
   },
 } as const satisfies Record<string, EnvVarSpec>;
 

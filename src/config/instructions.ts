@@ -23,6 +23,8 @@ export interface InstructionPart {
 export interface InstructionVars {
   agent_id: string;
   port: number;
+  /** The agent's base URL (`https://…` when it serves over TLS); `http://127.0.0.1:<port>` when not given. */
+  endpoint?: string | null;
   name?: string | null;
   role?: string | null;
 }
@@ -81,15 +83,16 @@ function readPart(part: InstructionPart, settings: Pick<Settings, 'instructions'
   }
 }
 
-/** Fills in `{{agent_id}}`, `{{port}}`, `{{name}}` (the agent id when unnamed) and `{{role}}`. */
+/** Fills in `{{agent_id}}`, `{{port}}`, `{{endpoint}}`, `{{name}}` (the agent id when unnamed) and `{{role}}`. */
 export function fillPlaceholders(text: string, vars: InstructionVars): string {
   const values: Record<string, string> = {
     agent_id: vars.agent_id,
     port: String(vars.port),
+    endpoint: vars.endpoint || `http://127.0.0.1:${vars.port}`,
     name: vars.name || vars.agent_id,
     role: vars.role || 'none given',
   };
-  return text.replace(/\{\{\s*(agent_id|port|name|role)\s*\}\}/g, (_, key: string) => values[key] ?? '');
+  return text.replace(/\{\{\s*(agent_id|port|endpoint|name|role)\s*\}\}/g, (_, key: string) => values[key] ?? '');
 }
 
 /** The whole instruction of a profile, parts separated by a blank line, placeholders filled in. */

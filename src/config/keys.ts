@@ -53,7 +53,7 @@ export const SETTING_KEYS: readonly SettingKey[] = [
     key: 'instructions.default',
     type: 'string (a .md file in .synapse/, or the text itself)',
     default: 'default.md',
-    description: 'The start-up instruction every agent gets; {{agent_id}} {{port}} {{name}} {{role}} are filled in.',
+    description: 'The start-up instruction every agent gets; {{agent_id}} {{port}} {{endpoint}} {{name}} {{role}} are filled in.',
   },
   {
     key: 'instructions.<profile>',

@@ -43,10 +43,15 @@ export function replyDir(env: Env): string {
   return envSetting(env, 'SYNAPSE_REPLY_TARGET_DIR') ?? path.join(home(env), '.a2a', 'reply');
 }
 
-/** Per-user temp dir for long messages handed to a CLI as a file. */
+/**
+ * Per-user temp dir for long messages handed to a CLI as a file: `SYNAPSE_LONG_MESSAGE_DIR`, or
+ * its older name `SYNAPSE_MESSAGE_DIR`.
+ */
 export function messageFileDir(env: Env): string {
   const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
-  return envSetting(env, 'SYNAPSE_MESSAGE_DIR') ?? path.join(env.TMPDIR || os.tmpdir(), `synapse-${uid}`, 'messages');
+  return (
+    envSetting(env, 'SYNAPSE_LONG_MESSAGE_DIR') ?? envSetting(env, 'SYNAPSE_MESSAGE_DIR') ?? path.join(env.TMPDIR || os.tmpdir(), `synapse-${uid}`, 'messages')
+  );
 }
 
 /** The project's shared store: `<project>/.synapse`. */

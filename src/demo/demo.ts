@@ -105,6 +105,8 @@ export async function runDemo(opts: { json: boolean }): Promise<boolean> {
   // Two throw-away agents on loopback, talked to without keys: the user's binding and auth settings are not theirs.
   delete env.SYNAPSE_HOST;
   delete env.SYNAPSE_AUTH_ENABLED;
+  // The demo's agents are plain loopback HTTP, whatever TLS the user's own agents use.
+  delete env.SYNAPSE_USE_HTTPS;
   const say = (s: string) => {
     if (!opts.json) process.stdout.write(`${s}\n`);
   };

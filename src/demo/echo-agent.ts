@@ -1,4 +1,4 @@
-import http from 'node:http';
+import { peerTls, transportFor, type PeerTls } from '../a2a/peer-tls.js';
 import { numberSetting } from '../config/env-number.js';
 import { envSetting } from '../config/env-setting.js';
 import { apiKeyHeaders } from '../config/auth-keys.js';
@@ -35,6 +35,8 @@ interface Options {
   port: number | undefined;
   /** The API key header for its own agent (`synapse reply` would send the same). */
   keyHeaders: Record<string, string>;
+  /** The agent serves over TLS (`SYNAPSE_USE_HTTPS`), and what its certificate is checked against. */
+  https: { tls: PeerTls | undefined } | null;
   /** Exit with this code instead of showing the first prompt. */
   exitAtStart: number | undefined;
   /** Numbered lines printed at start-up, before the first prompt. */
@@ -42,18 +44,12 @@ interface Options {
 }
 
 /** What `synapse reply` does, without starting a process: POST the answer to our own agent. */
-function autoReply(port: number, text: string, keyHeaders: Record<string, string>): void {
+async function autoReply(port: number, https: Options['https'], text: string, keyHeaders: Record<string, string>): Promise<void> {
   const body = JSON.stringify({ text });
-  const req = http.request(
-    {
-      host: '127.0.0.1',
-      port,
-      path: '/reply',
-      method: 'POST',
-      headers: { ...keyHeaders, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    },
-    (res) => res.resume(),
-  );
+  const url = `${https ? 'https' : 'http'}://127.0.0.1:${port}/reply`;
+  const { request, options } = await transportFor(url, https?.tls);
+  const headers = { ...keyHeaders, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+  const req = request(url, { ...options, method: 'POST', headers }, (res) => res.resume());
   req.on('error', () => undefined);
   req.end(body);
 }
@@ -66,6 +62,7 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
     autoReply: env.ECHO_AUTO_REPLY !== '0',
     port: envSetting(env, 'SYNAPSE_PORT'),
     keyHeaders: apiKeyHeaders(env),
+    https: envSetting(env, 'SYNAPSE_USE_HTTPS') ? { tls: peerTls(env) } : null,
     exitAtStart: numberSetting(env, 'ECHO_EXIT_AT_START', { integer: true, min: 0, max: 255 }),
     bannerLines: numberSetting(env, 'ECHO_BANNER_LINES', { default: 0, integer: true, min: 0, max: 1_000_000 }),
   };
@@ -274,7 +271,7 @@ class EchoAgent {
       this.write(`\r\x1b[2K${lines.slice(shown).join('\r\n')}\r\n`);
       this.drawPrompt();
       if (this.opts.autoReply && this.opts.port !== undefined && text.includes('[REPLY EXPECTED]'))
-        autoReply(this.opts.port, `ECHO: ${text}`, this.opts.keyHeaders);
+        void autoReply(this.opts.port, this.opts.https, `ECHO: ${text}`, this.opts.keyHeaders);
     }, thinkMs);
     this.thinking = { timer, spin };
   }

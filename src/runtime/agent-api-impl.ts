@@ -75,7 +75,9 @@ export function agentApi(p: AgentParts): AgentApi {
         p.tasks.transition(t.id, 'working', { receipt: 'delivered' });
         return p.tasks.transition(t.id, 'completed', { receipt: 'answered', metadata: { delivered_to_terminal: false } }) ?? p.tasks.get(t.id);
       }
-      const t = p.tasks.create(input);
+      // A peer's message is a message, whatever its metadata claims: `kind` is ours to set (a
+      // "bootstrap" would pass for the agent's own start-up instruction; issue 15 §7).
+      const t = p.tasks.create({ ...input, metadata: { ...meta, kind: 'message' } });
       p.delivery.enqueued(t);
       return p.tasks.get(t.id);
     },

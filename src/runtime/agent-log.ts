@@ -21,8 +21,9 @@ export interface AgentLog {
  * exits right after it (a CLI that dies at start-up).
  */
 export function openAgentLog(agentId: string, file: string | null, level = 'info'): AgentLog {
-  if (file) fs.mkdirSync(path.dirname(file), { recursive: true });
-  const dest = pino.destination({ dest: file ?? 1, sync: true, append: true });
+  // The log names peers and quotes their messages: 0600 in a 0700 directory, like the other files.
+  if (file) fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const dest = pino.destination({ dest: file ?? 1, sync: true, append: true, mode: 0o600 });
   const logger = pino(
     {
       level,

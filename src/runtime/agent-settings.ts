@@ -1,6 +1,8 @@
+import { peerTls, type PeerTls } from '../a2a/peer-tls.js';
 import { envSetting } from '../config/env-setting.js';
 import { readLimits, type Limits } from '../config/limits.js';
 import type { Env } from '../config/paths.js';
+import { serverTls, type ServerTls } from '../config/tls.js';
 import { webhookSettings } from './webhook-dispatcher.js';
 import { authSettings, type AuthSettings } from '../config/auth-keys.js';
 import { parseAllowedHosts } from '../server/host-check.js';
@@ -21,6 +23,12 @@ export interface AgentSettings {
   auth: AuthSettings;
   /** `SYNAPSE_MAX_*`: body size, message size, per-sender queue, SSE streams, webhooks. */
   limits: Limits;
+  /** `SYNAPSE_USE_HTTPS`: the certificate the agent serves with, or null for plain HTTP. */
+  tls: ServerTls | null;
+  /** What the agent trusts when it calls https peers (`SYNAPSE_TLS_CA`, its own certificate). */
+  peerTls: PeerTls | undefined;
+  /** `SYNAPSE_LONG_MESSAGE_TTL`: a long-message file is removed this long after it was written. */
+  longMessageTtlMs: number;
 }
 
 /**
@@ -39,5 +47,8 @@ export function agentSettings(env: Env): AgentSettings {
     allowedHosts: parseAllowedHosts(envSetting(env, 'SYNAPSE_ALLOWED_HOSTS')),
     auth: authSettings(env),
     limits: readLimits(env),
+    tls: serverTls(env),
+    peerTls: peerTls(env),
+    longMessageTtlMs: envSetting(env, 'SYNAPSE_LONG_MESSAGE_TTL') * 1000,
   };
 }

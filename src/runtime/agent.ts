@@ -25,7 +25,7 @@ import { syncBoardTask } from './board-link.js';
 import { CliSession } from './cli-session.js';
 import { DeliveryLoop } from './delivery.js';
 import type { EarlyCli } from './early-cli.js';
-import { sweepMessageFiles } from './framing.js';
+import { startMessageSweep } from './message-files.js';
 import { LiveOutput } from './live-output.js';
 import type { UserTerminal } from './passthrough.js';
 import type { PortClaim } from './port-claim.js';
@@ -172,6 +172,7 @@ class Agent {
   private readonly liveOutput: LiveOutput;
   private readonly http: AgentHttp;
   private shutdownPromise: Promise<number> | null = null;
+  private stopSweep: () => void = () => undefined;
   private cliExited: CliExit | null = null;
   private resolveExit: (code: number) => void = () => undefined;
   private readonly exited = new Promise<number>((r) => (this.resolveExit = r));
@@ -191,7 +192,7 @@ class Agent {
     this.tasks = new TaskManager(this.store, clock);
     this.events = new TaskEvents(clock);
     this.webhookStore = new WebhookStore(this.store.db, clock, f.settings.limits.webhooks);
-    this.webhooks = new WebhookDispatcher({ store: this.webhookStore, env, log, clock, agentId: identity.agentId });
+    this.webhooks = new WebhookDispatcher({ store: this.webhookStore, env, log, clock, agentId: identity.agentId, tls: f.settings.peerTls });
     this.history = new HistoryRecorder(env, { log });
     try {
       this.session = new CliSession({ profile, cli: f.cli, commandLine: f.commandLine, size: f.size, clock });
@@ -199,11 +200,7 @@ class Agent {
       this.store.close();
       throw err;
     }
-    if (f.droppedEnv.length)
-      log(`not passed to ${profile.id}: ${f.droppedEnv.join(', ')} (they would make it run as if nobody started it; guides/profiles.md)`);
-    const exposed = exposureWarning(f.host, env);
-    if (exposed) log(exposed);
-    if (f.droppedArgs.length) log(`passed once: ${f.droppedArgs.join(' ')} (the ${profile.id} profile passes it, and so do the CLI args)`);
+    this.logStartNotes(log);
     this.user = f.user;
     this.user?.bind(this.session);
     this.presence = new Presence(identity, registry, clock, this.logger);
@@ -218,6 +215,7 @@ class Agent {
       isAgentEndpoint: (endpoint) => isRegisteredEndpoint(registry.listLive(), endpoint),
       log,
       peerHeaders: () => apiKeyHeaders(env),
+      tls: f.settings.peerTls,
       beforeComplete: completionGate(this.gates),
     });
     this.delivery = this.buildDelivery();
@@ -231,6 +229,7 @@ class Agent {
         renderStartupInstruction(profile.id, this.settings, opts.cwd, env, {
           agent_id: identity.agentId,
           port: identity.port,
+          endpoint: identity.endpoint,
           name: opts.name ?? null,
           role: opts.role ?? null,
         }),
@@ -251,6 +250,7 @@ class Agent {
         corsOrigins: f.settings.corsOrigins,
         auth: f.settings.auth,
         limits: f.settings.limits,
+        tls: f.settings.tls,
         log,
       },
       f.settings.allowedHosts,
@@ -258,10 +258,21 @@ class Agent {
     this.wire();
   }
 
+  /** What the start changed of what the user asked for, and a bind beyond loopback without auth: said once in the log. */
+  private logStartNotes(log: (m: string) => void): void {
+    const { f } = this;
+    const { profile, env } = this.opts;
+    if (f.droppedEnv.length)
+      log(`not passed to ${profile.id}: ${f.droppedEnv.join(', ')} (they would make it run as if nobody started it; guides/profiles.md)`);
+    const exposed = exposureWarning(f.host, env);
+    if (exposed) log(exposed);
+    if (f.droppedArgs.length) log(`passed once: ${f.droppedArgs.join(' ')} (the ${profile.id} profile passes it, and so do the CLI args)`);
+  }
+
   private buildDelivery(): DeliveryLoop {
     const { env } = this.opts;
     const msgDir = messageFileDir(env);
-    sweepMessageFiles(msgDir);
+    this.stopSweep = startMessageSweep(msgDir, this.f.settings.longMessageTtlMs);
     const user = this.user;
     return new DeliveryLoop({
       tasks: this.tasks,
@@ -431,6 +442,7 @@ class Agent {
       }
       this.session.tracker.stop();
       this.replies.stop();
+      this.stopSweep();
       this.liveOutput.stop();
       this.presence.stop();
       this.user?.stop();

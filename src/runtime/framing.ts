@@ -1,9 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { messageText, replyExpected, type Task } from '../agent-api/task.js';
+import { writeMessageFile } from './message-files.js';
 import { sanitizeLabel, sanitizePeerText } from './sanitize.js';
-
-const MESSAGE_FILE_TTL_MS = 60 * 60 * 1000;
 
 export interface FramingOptions {
   longMessageThreshold: number;
@@ -38,35 +35,4 @@ export function frameMessage(task: Task, opts: FramingOptions): { text: string; 
   if (body.length <= opts.longMessageThreshold || task.metadata.kind === 'bootstrap') return { text: `${header} ${body}`, file: null };
   const file = writeMessageFile(opts.messageDir, task.id, `${header}\n\n${body}\n`);
   return { text: `${header} [LONG MESSAGE: ${body.length} characters] Read the full message from ${file}`, file };
-}
-
-function writeMessageFile(dir: string, taskId: string, content: string): string {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  fs.chmodSync(dir, 0o700);
-  const file = path.join(dir, `${taskId}.txt`);
-  fs.writeFileSync(file, content, { mode: 0o600 });
-  return file;
-}
-
-/** Removes message files older than their 1 h TTL. */
-export function sweepMessageFiles(dir: string, now = Date.now()): number {
-  let removed = 0;
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return 0;
-  }
-  for (const name of names) {
-    const file = path.join(dir, name);
-    try {
-      if (now - fs.statSync(file).mtimeMs > MESSAGE_FILE_TTL_MS) {
-        fs.rmSync(file, { force: true });
-        removed++;
-      }
-    } catch {
-      // raced with another agent's sweep
-    }
-  }
-  return removed;
 }

@@ -48,10 +48,10 @@ function goneError(pid: number, logFile: string, env: Env): SynapseError {
  */
 export async function launchBackground(opts: { synapseArgs: string[]; env: Env; cwd: string; timeoutMs?: number }): Promise<Launched> {
   const dir = logsDir(opts.env);
-  fs.mkdirSync(dir, { recursive: true });
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const logFile = path.join(dir, `start-${stamp}-${process.pid}.log`);
-  const fd = fs.openSync(logFile, 'a');
+  const fd = fs.openSync(logFile, 'a', 0o600);
   const child = spawn(process.execPath, ['--max-semi-space-size=1', synapseBin, ...opts.synapseArgs], {
     cwd: opts.cwd,
     env: { ...opts.env, SYNAPSE_LOG_FILE: logFile },

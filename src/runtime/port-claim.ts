@@ -1,5 +1,7 @@
 import http from 'node:http';
+import type https from 'node:https';
 import { SynapseError } from '../errors.js';
+import type { ServerTls } from '../config/tls.js';
 import type { Env } from '../config/paths.js';
 import type { Profile } from '../profiles/types.js';
 import type { FileRegistry } from '../registry/registry.js';
@@ -13,7 +15,7 @@ function startingListener(_req: http.IncomingMessage, res: http.ServerResponse):
   res.end(STARTING_BODY);
 }
 
-function tryListen(server: http.Server, port: number, host: string): Promise<boolean> {
+function tryListen(server: http.Server | https.Server, port: number, host: string): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
@@ -31,7 +33,8 @@ function tryListen(server: http.Server, port: number, host: string): Promise<boo
 }
 
 export interface PortClaim {
-  server: http.Server;
+  /** An https server when the agent serves over TLS (`SYNAPSE_USE_HTTPS`). */
+  server: http.Server | https.Server;
   port: number;
   /** Replace the interim 503 responder once the real app is attached. */
   attached(): void;
@@ -48,8 +51,9 @@ export async function claimPort(opts: {
   registry: FileRegistry;
   port?: number;
   type: string;
+  tls?: ServerTls | null;
 }): Promise<PortClaim> {
-  const server = http.createServer(startingListener);
+  const server = opts.tls ? await httpsServer(opts.tls) : http.createServer(startingListener);
   const claim = (port: number): PortClaim => ({ server, port, attached: () => server.off('request', startingListener) });
   if (opts.port !== undefined) {
     if (await tryListen(server, opts.port, opts.host)) return claim(opts.port);
@@ -69,6 +73,19 @@ export async function claimPort(opts: {
     'port_range_full',
     `every port of the ${opts.type} range ${opts.range.first}-${opts.range.last} is taken, held by: ${list}. Stop one (synapse stop <target>) or pass --port.`,
   );
+}
+
+/** node:https (and TLS with it) loads only for an agent that serves over TLS. */
+async function httpsServer(tls: ServerTls): Promise<https.Server> {
+  const https = await import('node:https');
+  try {
+    return https.createServer({ cert: tls.cert, key: tls.key }, startingListener);
+  } catch (err) {
+    throw new SynapseError(
+      'invalid_input',
+      `SYNAPSE_TLS_CERT/SYNAPSE_TLS_KEY do not make a TLS server: ${(err as Error).message}; give the PEM certificate and its own private key`,
+    );
+  }
 }
 
 /** The profile's range, or `SYNAPSE_PORT_RANGE_<TYPE>=first-last` (e.g. when 8100-8109 is taken). */

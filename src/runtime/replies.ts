@@ -2,6 +2,7 @@ import type { ForwardResult, HistoryUpdate, ReplyOutcome } from '../agent-api/ag
 import { replyExpected, taskError, TERMINAL_STATES, type Task, type TaskError, type TaskMetadata } from '../agent-api/task.js';
 import { wireArtifacts, wireError, wireState } from '../agent-api/wire.js';
 import { requestJson } from '../a2a/http-json.js';
+import type { PeerTls } from '../a2a/peer-tls.js';
 import { SynapseError } from '../errors.js';
 import type { RegistryEntry } from '../registry/entry.js';
 import type { ReplyEntry, ReplyStack } from '../registry/reply-stack.js';
@@ -47,6 +48,8 @@ export class ReplyCoordinator {
       log: (msg: string) => void;
       /** The API key header for a peer agent (never for a webhook): `SYNAPSE_API_KEYS` or the per-user key. */
       peerHeaders?: () => Record<string, string>;
+      /** What the answer's https endpoint is checked against (`SYNAPSE_TLS_CA`). */
+      tls?: PeerTls | undefined;
       /** The `on_task_completed` quality gate: a failure fails the task with its output instead. */
       beforeComplete?: (task: Task) => Promise<{ ok: boolean; exitCode: number | null; output: string } | null>;
     },
@@ -264,6 +267,7 @@ export class ReplyCoordinator {
         const res = await requestJson(`${endpoint}/tasks/send`, {
           timeoutMs: 5000,
           ...(this.deps.peerHeaders ? { headers: this.deps.peerHeaders() } : {}),
+          tls: this.deps.tls,
           body: { message: { role: 'agent', parts: [{ type: 'text', text }] }, metadata: { ...metadata, ...(inReplyTo ? { in_reply_to: inReplyTo } : {}) } },
         });
         if (res.status === 404 && inReplyTo !== null) continue;

@@ -31,7 +31,7 @@ async function loadInSlices(): Promise<void> {
   }
 }
 
-function identityOf(opts: AgentOptions, port: number, host: string, clock: Clock): AgentIdentity {
+function identityOf(opts: AgentOptions, port: number, host: string, clock: Clock, scheme: 'http' | 'https'): AgentIdentity {
   const agentId = `synapse-${opts.profile.id}-${port}`;
   return {
     agentId,
@@ -40,7 +40,7 @@ function identityOf(opts: AgentOptions, port: number, host: string, clock: Clock
     role: opts.role ?? null,
     port,
     workingDir: opts.cwd,
-    endpoint: `http://${endpointHost(host)}:${port}`,
+    endpoint: `${scheme}://${endpointHost(host)}:${port}`,
     startedAt: iso(clock.now()),
     // A background agent's stdout is its log file (`synapse start`); a foreground one logs to a file.
     logFile: opts.headless ? (envSetting(opts.env, 'SYNAPSE_LOG_FILE') ?? null) : path.join(logsDir(opts.env), `${agentId}.log`),
@@ -67,9 +67,10 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     host,
     registry,
     type: opts.profile.id,
+    tls: settings.tls,
     ...(opts.port !== undefined ? { port: opts.port } : {}),
   });
-  const identity = identityOf(opts, claim.port, host, clock);
+  const identity = identityOf(opts, claim.port, host, clock, settings.tls ? 'https' : 'http');
   if (opts.approve) {
     try {
       if ((await opts.approve({ agentId: identity.agentId, port: identity.port })) === 'skip') opts = { ...opts, skipInstruction: true };

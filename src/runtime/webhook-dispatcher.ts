@@ -1,5 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import http from 'node:http';
+import type http from 'node:http';
+import { transportFor, type PeerTls } from '../a2a/peer-tls.js';
 import type { Task } from '../agent-api/task.js';
 import { webhookPayload } from '../agent-api/wire.js';
 import { envSetting } from '../config/env-setting.js';
@@ -22,6 +23,8 @@ export interface WebhookDispatcherOptions {
   agentId?: string;
   /** Overrides DEFAULT_BACKOFF_MS (tests use a few milliseconds). */
   backoffMs?: readonly number[];
+  /** CAs an https receiver is checked against besides the system's (`SYNAPSE_TLS_CA`). */
+  tls?: PeerTls | undefined;
 }
 
 /** The outcome of one HTTP attempt. */
@@ -76,7 +79,10 @@ export class WebhookDispatcher {
   private readonly attempts = new Set<Promise<void>>();
   private stopped = false;
 
+  private readonly tls: PeerTls | undefined;
+
   constructor(opts: WebhookDispatcherOptions) {
+    this.tls = opts.tls;
     this.store = opts.store;
     this.log = opts.log;
     this.clock = opts.clock ?? systemClock;
@@ -203,7 +209,7 @@ export class WebhookDispatcher {
       return { status: null, error: 'invalid url' };
     }
     // node:https (and TLS with it) costs ~9 ms to load: only agents with an https webhook pay it.
-    const client = url.protocol === 'https:' ? (await import('node:https')).default : http;
+    const client = await transportFor(url, this.tls);
     if (this.stopped) return { status: null, error: 'the agent is shutting down' };
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -225,7 +231,7 @@ export class WebhookDispatcher {
         this.requests.delete(req);
         resolve(r);
       };
-      const req = client.request(url, { method: 'POST', headers, agent: false }, (res) => {
+      const req = client.request(url, { ...client.options, method: 'POST', headers, agent: false }, (res) => {
         const status = res.statusCode ?? 0;
         let text = '';
         res.setEncoding('utf8');

@@ -1,9 +1,11 @@
 import type http from 'node:http';
+import type https from 'node:https';
 import type * as FastifyModule from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { requireCjs } from '../require-cjs.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Env } from '../config/paths.js';
+import type { ServerTls } from '../config/tls.js';
 import type { AgentApi } from '../agent-api/agent-api.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandler } from './errors.js';
 import { installRequestGuard } from './request-guard.js';
@@ -55,7 +57,9 @@ export interface AppOptions {
   /** Told of every route as it is registered (the drive-by test drives each one that takes a body). */
   onRoute?: (route: { method: string; url: string }) => void;
   /** An already-listening server (the port claim); without it the app is for `inject`/`listen`. */
-  server?: http.Server;
+  server?: http.Server | https.Server;
+  /** The agent serves over TLS with this certificate: its gRPC port does too. */
+  tls?: ServerTls | null;
   /** Build time only: the compilers that record each route's validator (scripts/emit-schemas.mjs). */
   schemaCompilers?: SchemaCompilers;
 }
@@ -112,6 +116,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     grpcPort: opts.server ? opts.api.entry().port + 1000 : null,
     grpcMaxMessageBytes: limits.bodyBytes,
     streams,
+    ...(opts.tls ? { grpcTls: opts.tls } : {}),
     ...(opts.log ? { log: opts.log } : {}),
   });
   await app.register(externalRoutes, { env: opts.env });

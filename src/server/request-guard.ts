@@ -17,7 +17,7 @@ import { SynapseError } from '../errors.js';
  *   Synapse's routes, `ContentTypeNotSupportedError` on the A2A bindings).
  */
 export interface RequestGuardOptions {
-  /** The agent's port: its own origins are `http://127.0.0.1:<port>`, `http://localhost:<port>`, `http://[::1]:<port>`. */
+  /** The agent's port: its own origins are `http(s)://127.0.0.1:<port>`, `http(s)://localhost:<port>`, `http(s)://[::1]:<port>`. */
   port: number;
   /** Further allowed origins, already checked and serialized (`SYNAPSE_CORS_ORIGINS`). */
   corsOrigins?: readonly string[];
@@ -35,9 +35,10 @@ const A2A_JSON_TYPE = 'application/a2a+json';
 /** Request headers a page on an allowed origin may send (the ones the routes read). */
 const PREFLIGHT_HEADERS = 'content-type, accept, a2a-version, a2a-extensions, x-a2a-extensions, last-event-id';
 
+/** Both schemes: a page the agent itself serves has one of them, whether it runs TLS or not. */
 function ownOrigins(port: number, hosts: readonly string[]): string[] {
-  const names = ['127.0.0.1', 'localhost', '[::1]', ...hosts];
-  return [...new Set(names)].flatMap((h) => [`http://${h}:${port}`, ...(hosts.includes(h) ? [`https://${h}:${port}`] : [])]);
+  const names = [...new Set(['127.0.0.1', 'localhost', '[::1]', ...hosts])];
+  return ['http', 'https'].flatMap((scheme) => names.map((h) => `${scheme}://${h}:${port}`));
 }
 
 function headerValue(req: FastifyRequest, name: string): string | undefined {

@@ -22,7 +22,7 @@ export interface Migration {
 export function openDatabase(file: string, migrations: Migration[], options: { readonly?: boolean } = {}): Db {
   let db: Db;
   try {
-    if (!options.readonly) fs.mkdirSync(path.dirname(file), { recursive: true });
+    if (!options.readonly) createPrivate(file);
     db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
     db.pragma('busy_timeout = 5000');
     if (!options.readonly) db.pragma('journal_mode = WAL');
@@ -33,6 +33,16 @@ export function openDatabase(file: string, migrations: Migration[], options: { r
     throw new SynapseError('database_error', `cannot open database ${file}: ${(err as Error).message}`, { file });
   }
   return db;
+}
+
+/**
+ * Data at rest is the user's alone: a new database file is created 0600 (SQLite gives its -wal
+ * and -shm files the same mode) in a directory created 0700. Existing files keep their mode.
+ */
+function createPrivate(file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  // 'a' creates the file when it is missing and leaves an existing one as it is.
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
 }
 
 function migrate(db: Db, migrations: Migration[]): void {

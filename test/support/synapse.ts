@@ -107,6 +107,26 @@ export function runCli(args: string[], opts: { env: NodeJS.ProcessEnv; cwd?: str
   return runNode([BIN, ...args], opts);
 }
 
+/** Stops a child started `detached` (its own process group): SIGTERM, SIGKILL after 5 s. */
+export async function stopGroup(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const closed = new Promise((r) => child.once('close', r));
+  try {
+    process.kill(-child.pid!, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const t = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }, 5000);
+  await closed;
+  clearTimeout(t);
+}
+
 export interface AgentHandle {
   child: ChildProcess;
   agentId: string;
@@ -139,24 +159,7 @@ export async function startHeadless(
     port,
     endpoint,
     output: () => out,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const closed = new Promise((r) => child.once('close', r));
-      try {
-        process.kill(-child.pid!, 'SIGTERM');
-      } catch {
-        return;
-      }
-      const t = setTimeout(() => {
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {
-          // gone
-        }
-      }, 5000);
-      await closed;
-      clearTimeout(t);
-    },
+    stop: () => stopGroup(child),
   };
   registerCleanup(handle.stop);
   await waitFor(

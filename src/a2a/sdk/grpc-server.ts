@@ -1,6 +1,7 @@
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
+import type { ServerTls } from '../../config/tls.js';
 
 export interface GrpcHandle {
   /** `host:port`, as gRPC clients dial it (and the card lists it). */
@@ -16,14 +17,20 @@ interface GrpcServing {
   close(): Promise<void>;
 }
 
-/** The SDK's gRPC service over `handler`, fed connections by hand (grpc-js's connection injector). */
-async function serveGrpc(handler: A2ARequestHandler, maxMessageBytes: number | undefined): Promise<GrpcServing> {
+/**
+ * The SDK's gRPC service over `handler`, fed connections by hand (grpc-js's connection injector);
+ * with `tls`, each connection does its TLS handshake before HTTP/2, as on the agent's HTTP port.
+ */
+async function serveGrpc(handler: A2ARequestHandler, maxMessageBytes: number | undefined, tls: ServerTls | undefined): Promise<GrpcServing> {
   const grpc = await import('@grpc/grpc-js');
   const { A2AService, grpcService, UserBuilder } = await import('@a2a-js/sdk/server/grpc');
   // A larger message is refused with RESOURCE_EXHAUSTED, as HTTP refuses a larger body with 413.
   const server = new grpc.Server(maxMessageBytes ? { 'grpc.max_receive_message_length': maxMessageBytes } : {});
   server.addService(A2AService, grpcService({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-  const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+  const credentials = tls
+    ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(tls.cert), private_key: Buffer.from(tls.key) }], false)
+    : grpc.ServerCredentials.createInsecure();
+  const injector = server.createConnectionInjector(credentials);
   return {
     inject: (connection) => injector.injectConnection(connection),
     close: () =>
@@ -53,6 +60,7 @@ export async function listenGrpc(
   handler: () => Promise<A2ARequestHandler>,
   log: (msg: string) => void,
   maxMessageBytes?: number,
+  tls?: ServerTls,
 ): Promise<GrpcHandle> {
   let serving: Promise<GrpcServing> | null = null;
   let closing = false;
@@ -60,7 +68,7 @@ export async function listenGrpc(
   const listener = net.createServer({ pauseOnConnect: true }, (socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
-    serving ??= handler().then((h) => serveGrpc(h, maxMessageBytes));
+    serving ??= handler().then((h) => serveGrpc(h, maxMessageBytes, tls));
     serving.then(
       (s) => {
         if (closing) socket.destroy();

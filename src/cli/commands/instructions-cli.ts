@@ -37,6 +37,7 @@ export async function instructionsSend(target: string, flags: { preview?: boolea
   const text = renderInstructions(entry.agent_type, settings, io.cwd, io.env, {
     agent_id: entry.agent_id,
     port: entry.port,
+    endpoint: entry.endpoint,
     name: entry.name,
     role: entry.role,
   });

@@ -7,6 +7,7 @@ import { locksHeldBy } from '../../store/file-safety.js';
 import { boardDbPath } from '../../store/settings.js';
 import { requestJson } from '../../a2a/http-json.js';
 import { apiKeyHeaders } from '../../config/auth-keys.js';
+import { peerTls } from '../../a2a/peer-tls.js';
 import { SynapseError } from '../../errors.js';
 import { describeExit, findExitRecord, readExitRecords, RECENT_EXIT_MS, type ExitRecord } from '../../registry/exit-record.js';
 import { isPidAlive } from '../../registry/liveness.js';
@@ -63,7 +64,7 @@ interface StopRequest {
 async function askToStop(entry: RegistryEntry, env: NodeJS.ProcessEnv): Promise<StopRequest> {
   let res;
   try {
-    res = await requestJson(`${entry.endpoint}/shutdown`, { method: 'POST', timeoutMs: 3000, headers: apiKeyHeaders(env, 'admin') });
+    res = await requestJson(`${entry.endpoint}/shutdown`, { method: 'POST', timeoutMs: 3000, headers: apiKeyHeaders(env, 'admin'), tls: peerTls(env) });
   } catch {
     signalPid(entry.pid, 'SIGTERM');
     return { how: `it did not answer POST /shutdown: SIGTERM to pid ${entry.pid}`, original: false };
@@ -221,7 +222,7 @@ async function liveStatus(
   env: NodeJS.ProcessEnv,
 ): Promise<{ live: Record<string, unknown> | null; why: string | null }> {
   try {
-    const res = await requestJson<unknown>(`${entry.endpoint}/status`, { timeoutMs: 5000, headers: apiKeyHeaders(env) });
+    const res = await requestJson<unknown>(`${entry.endpoint}/status`, { timeoutMs: 5000, headers: apiKeyHeaders(env), tls: peerTls(env) });
     if (res.status === 200 && typeof res.body === 'object' && res.body !== null) return { live: res.body as Record<string, unknown>, why: null };
     return { live: null, why: `GET /status answered ${res.status}` };
   } catch (err) {
@@ -274,7 +275,7 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
  * `GET /status` carries the CLI's recent output as `context`.
  */
 async function screenText(entry: Pick<RegistryEntry, 'agent_id' | 'endpoint'>, env: NodeJS.ProcessEnv): Promise<string> {
-  const res = await requestJson<{ lines?: unknown }>(`${entry.endpoint}/screen`, { timeoutMs: 5000, headers: apiKeyHeaders(env) });
+  const res = await requestJson<{ lines?: unknown }>(`${entry.endpoint}/screen`, { timeoutMs: 5000, headers: apiKeyHeaders(env), tls: peerTls(env) });
   if (res.status === 200 && Array.isArray(res.body?.lines)) return res.body.lines.join('\n');
   const { live, why } = await liveStatus(entry, env);
   if (typeof live?.context === 'string') return live.context;

@@ -1,5 +1,6 @@
 import { requestJson } from '../../a2a/http-json.js';
 import { apiKeyHeaders } from '../../config/auth-keys.js';
+import { peerTls } from '../../a2a/peer-tls.js';
 import { parsePeerTask } from '../../a2a/wire-client.js';
 import { SynapseError } from '../../errors.js';
 import type { RegistryEntry } from '../../registry/entry.js';
@@ -42,6 +43,7 @@ interface ReplyTarget {
 async function listTargets(me: RegistryEntry, json: boolean | undefined, io: CommandIo): Promise<void> {
   const res = await requestJson<{ targets?: ReplyTarget[]; error?: { code: string; message: string } }>(`${me.endpoint}/reply-stack/list`, {
     headers: apiKeyHeaders(io.env),
+    tls: peerTls(io.env),
   });
   if (res.status !== 200) throw new SynapseError('delivery_failed', `cannot list who is waiting: ${res.status} ${res.body.error?.message ?? ''}`);
   const targets = Array.isArray(res.body.targets) ? res.body.targets : [];
@@ -84,6 +86,7 @@ export async function replyCommand(text: string | undefined, flags: ReplyFlags, 
     body: { ...outcome, ...(flags.task ? { task_id: flags.task } : {}), ...(flags.to ? { sender_id: flags.to } : {}) },
     timeoutMs: 15_000,
     headers: apiKeyHeaders(io.env),
+    tls: peerTls(io.env),
   });
   if (res.status === 404) throw new SynapseError('not_found', res.body.error?.message ?? 'nobody is waiting for an answer from you');
   const task = res.status === 200 ? parsePeerTask(res.body.task) : null;

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { requestJson } from '../../a2a/http-json.js';
 import { followSse } from '../../a2a/sse-client.js';
 import { apiKeyHeaders } from '../../config/auth-keys.js';
+import { peerTls } from '../../a2a/peer-tls.js';
 import { parseDoneEvent, parsePeerTask, peerTaskText, type PeerTask } from '../../a2a/wire-client.js';
 import type { Part, ResponseMode, SenderInfo } from '../../agent-api/task.js';
 import { envSetting } from '../../config/env-setting.js';
@@ -166,7 +167,12 @@ function retryAfterMs(header: string | string[] | undefined): number {
 async function post(target: RegistryEntry, priority: number, body: unknown, deadline: number, io: CommandIo): Promise<PeerTask> {
   let announced = false;
   for (;;) {
-    const res = await requestJson(`${target.endpoint}/tasks/send-priority?priority=${priority}`, { body, timeoutMs: 10_000, headers: apiKeyHeaders(io.env) });
+    const res = await requestJson(`${target.endpoint}/tasks/send-priority?priority=${priority}`, {
+      body,
+      timeoutMs: 10_000,
+      headers: apiKeyHeaders(io.env),
+      tls: peerTls(io.env),
+    });
     const task = res.status >= 200 && res.status < 300 ? parsePeerTask((res.body as { task?: unknown } | null)?.task) : null;
     if (task) return task;
     const busy = res.status === 409 && res.headers['retry-after'] !== undefined;
@@ -217,9 +223,11 @@ function checkSameProject(live: RegistryEntry[], sender: ReturnType<typeof resol
 /** The task the sending agent is working on now, so the answer can be tied to it (null when unknown). */
 async function currentTaskOf(sender: RegistryEntry, env: NodeJS.ProcessEnv): Promise<string | null> {
   // A sender that does not answer in a second is just not asked: the message goes anyway.
-  const st = await requestJson<{ current_task?: string | null }>(`${sender.endpoint}/status`, { timeoutMs: 1000, headers: apiKeyHeaders(env) }).catch(
-    () => null,
-  );
+  const st = await requestJson<{ current_task?: string | null }>(`${sender.endpoint}/status`, {
+    timeoutMs: 1000,
+    headers: apiKeyHeaders(env),
+    tls: peerTls(env),
+  }).catch(() => null);
   return st?.body?.current_task ?? null;
 }
 
@@ -370,7 +378,7 @@ async function waitForAnswer(target: RegistryEntry, task: PeerTask, timeoutMs: n
         finished = parseDoneEvent(e.data, task.id);
         return finished !== null;
       },
-      { signal: controller.signal, headers: apiKeyHeaders(io.env) },
+      { signal: controller.signal, headers: apiKeyHeaders(io.env), tls: peerTls(io.env) },
     );
   } finally {
     clearTimeout(timer);

@@ -2,6 +2,7 @@ import type { Task } from '../../agent-api/task.js';
 import { internalState, WIRE_TASK_STATES, type WireTaskState } from '../../agent-api/wire.js';
 import { requestJson } from '../../a2a/http-json.js';
 import { apiKeyHeaders } from '../../config/auth-keys.js';
+import { peerTls } from '../../a2a/peer-tls.js';
 import { parsePeerTask, peerTaskText } from '../../a2a/wire-client.js';
 import type { Env } from '../../config/paths.js';
 import { isSynapseError, SynapseError } from '../../errors.js';
@@ -51,11 +52,16 @@ function asTask(body: unknown): Task | null {
  */
 async function findLive(env: Env, id: string, agent: string | undefined): Promise<HistoryEntry | null> {
   const live = liveAgents(env);
+  const tls = peerTls(env);
   const agents = agent ? agentsNamed(live, agent) : live;
   const found = await Promise.all(
     agents.map(async (a) => {
       try {
-        const res = await requestJson(`${a.endpoint}/tasks/${encodeURIComponent(id)}`, { timeoutMs: LIVE_TIMEOUT_MS, headers: apiKeyHeaders(env) });
+        const res = await requestJson(`${a.endpoint}/tasks/${encodeURIComponent(id)}`, {
+          timeoutMs: LIVE_TIMEOUT_MS,
+          headers: apiKeyHeaders(env),
+          tls,
+        });
         const task = res.status === 200 ? asTask(res.body) : null;
         return task ? entryFromTask(task, { agent_id: a.agent_id, name: a.name, agent_type: a.agent_type, working_dir: a.working_dir }) : null;
       } catch {

@@ -1,4 +1,5 @@
 import { requestJson } from '../../a2a/http-json.js';
+import { peerTls } from '../../a2a/peer-tls.js';
 import { renderStartupInstruction } from '../../config/instructions.js';
 import { envSetting } from '../../config/env-setting.js';
 import { loadSettings } from '../../config/settings.js';
@@ -31,6 +32,7 @@ export function instructionsFor(ctx: CallContext, self: Self): string {
   return renderStartupInstruction(self.entry?.agent_type ?? 'default', loadSettings(cwd, ctx.env), cwd, ctx.env, {
     agent_id: self.id ?? 'unknown',
     port: self.entry?.port ?? envSetting(ctx.env, 'SYNAPSE_PORT') ?? 0,
+    endpoint: self.entry?.endpoint ?? null,
     name: self.entry?.name ?? null,
     role: self.entry?.role ?? null,
   });
@@ -42,9 +44,9 @@ export function settingsFor(ctx: CallContext, self: Self): unknown {
 }
 
 /** The agent card as the agent itself serves it (`/.well-known/agent.json`). */
-export async function agentCardOf(self: Self): Promise<unknown> {
+export async function agentCardOf(ctx: CallContext, self: Self): Promise<unknown> {
   if (!self.entry) throw new Error(notAnAgent(self));
-  const res = await requestJson(`${self.entry.endpoint}/.well-known/agent.json`, { timeoutMs: 5000 });
+  const res = await requestJson(`${self.entry.endpoint}/.well-known/agent.json`, { timeoutMs: 5000, tls: peerTls(ctx.env) });
   if (res.status !== 200) throw new Error(`${self.entry.agent_id} answered ${res.status} for its agent card`);
   return res.body;
 }

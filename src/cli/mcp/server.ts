@@ -32,7 +32,7 @@ function registerResources(server: McpServer, ctx: CallContext): void {
     'agent-card',
     'synapse://agent-card',
     { title: 'Agent card', description: "This agent's A2A agent card, as it serves it.", mimeType: 'application/json' },
-    async (uri) => text(uri, JSON.stringify(await agentCardOf(whoAmI(ctx)), null, 2), 'application/json'),
+    async (uri) => text(uri, JSON.stringify(await agentCardOf(ctx, whoAmI(ctx)), null, 2), 'application/json'),
   );
 }
 

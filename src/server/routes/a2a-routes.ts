@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { CardInput } from '../../a2a/card.js';
+import type { ServerTls } from '../../config/tls.js';
 import type { SynapseError } from '../../errors.js';
 import { A2A_PATHS } from '../../a2a/paths.js';
 import { PUBLIC_ROUTE } from '../auth.js';
@@ -22,6 +23,8 @@ export interface A2aRouteOptions {
   streams: StreamSlots;
   /** Host gRPC binds to; the agent binds loopback only. */
   grpcHost?: string;
+  /** gRPC over TLS with the agent's certificate (`SYNAPSE_USE_HTTPS`). */
+  grpcTls?: ServerTls;
   log?: (msg: string) => void;
   /** Push retry waits in ms (tests). */
   pushBackoffMs?: readonly number[];
@@ -99,8 +102,8 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, opts) 
       const host = opts.grpcHost ?? '127.0.0.1';
       const log = opts.log ?? (() => undefined);
       try {
-        grpc = await listenGrpc(host, grpcPort, async () => (await load()).service.handler, log, opts.grpcMaxMessageBytes);
-        log(`a2a gRPC listening on ${grpc.address}`);
+        grpc = await listenGrpc(host, grpcPort, async () => (await load()).service.handler, log, opts.grpcMaxMessageBytes, opts.grpcTls);
+        log(`a2a gRPC${opts.grpcTls ? ' (TLS)' : ''} listening on ${grpc.address}`);
       } catch (err) {
         log(`a2a gRPC not started on ${host}:${grpcPort}: ${(err as Error).message}`);
       }

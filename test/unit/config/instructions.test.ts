@@ -25,6 +25,11 @@ describe('start-up instructions', () => {
     expect(fillPlaceholders('{{name}}', { agent_id: 'synapse-echo-8190', port: 8190 })).toBe('synapse-echo-8190');
   });
 
+  it('fills in {{endpoint}}: the agent’s own (https with TLS), else http on loopback', () => {
+    expect(fillPlaceholders('{{endpoint}}/x', { ...vars, endpoint: 'https://127.0.0.1:8100' })).toBe('https://127.0.0.1:8100/x');
+    expect(fillPlaceholders('{{endpoint}}/x', vars)).toBe('http://127.0.0.1:8100/x');
+  });
+
   it('the shipped default, one line, with every placeholder filled in', () => {
     const text = renderStartupInstruction('claude', loadSettings(project, env()), project, env(), vars);
     expect(text).toContain('You are agent synapse-claude-8100 (name: alice, role: reviewer)');

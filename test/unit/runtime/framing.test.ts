@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Task } from '../../../src/agent-api/task.js';
-import { frameMessage, sweepMessageFiles } from '../../../src/runtime/framing.js';
+import { frameMessage } from '../../../src/runtime/framing.js';
+import { sweepMessageFiles } from '../../../src/runtime/message-files.js';
 import { linesSince } from '../../../src/profiles/text.js';
 import { echoProfile } from '../../../src/profiles/echo.js';
 
@@ -64,7 +65,7 @@ describe('frameMessage', () => {
     fs.utimesSync(old, past, past);
     const fresh = path.join(dir, 'fresh.txt');
     fs.writeFileSync(fresh, 'y');
-    expect(sweepMessageFiles(dir)).toBe(1);
+    expect(sweepMessageFiles(dir, 3600_000)).toBe(1);
     expect(fs.existsSync(old)).toBe(false);
     expect(fs.existsSync(fresh)).toBe(true);
   });
