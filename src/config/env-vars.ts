@@ -172,7 +172,7 @@ export const ENV_VARS = {
   SYNAPSE_AUTH_ENABLED: {
     kind: 'flag',
     default: false,
-    description: 'Requests need an API key (X-API-Key or Authorization: Bearer); the agent cards stay public.',
+    description: 'Requests and gRPC calls need an API key (X-API-Key or Authorization: Bearer; gRPC: in the metadata); the agent cards stay public.',
   },
   SYNAPSE_API_KEYS: {
     kind: 'text',

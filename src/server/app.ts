@@ -117,6 +117,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     grpcMaxMessageBytes: limits.bodyBytes,
     streams,
     ...(opts.tls ? { grpcTls: opts.tls } : {}),
+    ...(opts.auth ? { auth: opts.auth } : {}),
     ...(opts.log ? { log: opts.log } : {}),
   });
   await app.register(externalRoutes, { env: opts.env });

@@ -40,20 +40,46 @@ function isLoopbackAddress(address: string | undefined): boolean {
   return v4 === '::1' || /^127\.\d+\.\d+\.\d+$/.test(v4);
 }
 
+/**
+ * The key a caller presents, read through `header` (an HTTP header or a gRPC metadata entry, by
+ * lower-case name): `x-api-key`, else `authorization: Bearer <key>`; null for none.
+ */
+function presentedKey(header: (name: string) => string | undefined): string | null {
+  const apiKey = header('x-api-key')?.trim();
+  if (apiKey) return apiKey;
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header('authorization') ?? '');
+  return bearer ? bearer[1]! : null;
+}
+
+/** What a caller may do: pass, or the reason it may not. */
+type Verdict = 'pass' | 'no_key' | 'wrong_key' | 'not_admin';
+
+/**
+ * The one key check, for HTTP and gRPC alike: loopback callers pass while `allowLocalhost`;
+ * otherwise the presented key must be one of ours (an admin key for `admin` access).
+ */
+function keyCheck(
+  settings: AuthSettings,
+): (header: (name: string) => string | undefined, remoteAddress: string | undefined, access: Exclude<Access, 'public'>) => Verdict {
+  const adminKeys = settings.adminKeys.map(digest);
+  const userKeys = settings.userKeys.map(digest);
+  return (header, remoteAddress, access) => {
+    if (settings.allowLocalhost && isLoopbackAddress(remoteAddress)) return 'pass';
+    const key = presentedKey(header);
+    if (key === null) return 'no_key';
+    const admin = matchesAny(key, adminKeys);
+    if (!(admin || matchesAny(key, userKeys))) return 'wrong_key';
+    return access === 'admin' && !admin ? 'not_admin' : 'pass';
+  };
+}
+
+const KEYS = 'a key of SYNAPSE_API_KEYS, SYNAPSE_ADMIN_KEY or your ~/.synapse/api-key; guides/security.md';
+const HOW = `send it as X-API-Key or Authorization: Bearer (${KEYS})`;
+
 function header(req: FastifyRequest, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
-
-/** The key a request presents: `X-API-Key`, else `Authorization: Bearer <key>`; null for none. */
-function presentedKey(req: FastifyRequest): string | null {
-  const apiKey = header(req, 'x-api-key')?.trim();
-  if (apiKey) return apiKey;
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header(req, 'authorization') ?? '');
-  return bearer ? bearer[1]! : null;
-}
-
-const HOW = 'send it as X-API-Key or Authorization: Bearer (a key of SYNAPSE_API_KEYS, SYNAPSE_ADMIN_KEY or your ~/.synapse/api-key; guides/security.md)';
 
 /**
  * API keys for the whole app, as one `onRequest` hook (before any body is read). Off unless
@@ -64,20 +90,39 @@ const HOW = 'send it as X-API-Key or Authorization: Bearer (a key of SYNAPSE_API
  */
 export function installAuth(app: FastifyInstance, settings: AuthSettings): void {
   if (!settings.enabled) return;
-  const adminKeys = settings.adminKeys.map(digest);
-  const userKeys = settings.userKeys.map(digest);
+  const check = keyCheck(settings);
   app.addHook('onRequest', async (req, reply) => {
     const access = req.routeOptions.config?.access ?? 'user';
     if (access === 'public') return;
-    if (settings.allowLocalhost && isLoopbackAddress(req.socket.remoteAddress)) return;
-    const key = presentedKey(req);
-    const admin = key !== null && matchesAny(key, adminKeys);
-    if (key === null || !(admin || matchesAny(key, userKeys))) {
+    const verdict = check((name) => header(req, name), req.socket.remoteAddress, access);
+    if (verdict === 'no_key' || verdict === 'wrong_key') {
       reply.header('www-authenticate', 'Bearer realm="synapse"');
-      throw new SynapseError('unauthorized', key === null ? `this agent needs an API key: ${HOW}` : `the API key is not one this agent accepts: ${HOW}`);
+      throw new SynapseError(
+        'unauthorized',
+        verdict === 'no_key' ? `this agent needs an API key: ${HOW}` : `the API key is not one this agent accepts: ${HOW}`,
+      );
     }
-    if (access === 'admin' && !admin) {
+    if (verdict === 'not_admin') {
       throw new SynapseError('admin_required', 'this route needs the admin key (SYNAPSE_ADMIN_KEY or your ~/.synapse/api-key); the key sent is a user key');
     }
   });
+}
+
+/**
+ * The same check for the agent's gRPC port (every method is a `user` one: there are no admin
+ * gRPC methods). Off (null) unless `settings.enabled`. Given a call's metadata (read by name)
+ * and its peer address, it answers null to let the call through, else the details of the
+ * UNAUTHENTICATED status to end it with.
+ */
+export function grpcKeyCheck(
+  settings: AuthSettings,
+): ((metadata: (name: string) => string | undefined, remoteAddress: string | undefined) => string | null) | null {
+  if (!settings.enabled) return null;
+  const check = keyCheck(settings);
+  const how = `send it in the metadata as x-api-key or authorization: Bearer (${KEYS})`;
+  return (metadata, remoteAddress) => {
+    const verdict = check(metadata, remoteAddress, 'user');
+    if (verdict === 'no_key') return `this agent needs an API key: ${how}`;
+    return verdict === 'wrong_key' ? `the API key is not one this agent accepts: ${how}` : null;
+  };
 }

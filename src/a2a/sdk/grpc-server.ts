@@ -1,12 +1,29 @@
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
+import type * as GrpcJs from '@grpc/grpc-js';
 import type { ServerTls } from '../../config/tls.js';
 
 export interface GrpcHandle {
   /** `host:port`, as gRPC clients dial it (and the card lists it). */
   address: string;
   close(): Promise<void>;
+}
+
+/**
+ * Who may call (the agent's API keys, built by the server layer): given a call's metadata (the
+ * first text value of an entry, by lower-case name) and its peer address, null lets the call
+ * through, a string ends it with UNAUTHENTICATED and that string as details.
+ */
+type GrpcCallCheck = (metadata: (name: string) => string | undefined, remoteAddress: string | undefined) => string | null;
+
+export interface GrpcOptions {
+  /** Largest message read (`SYNAPSE_MAX_BODY_BYTES`). */
+  maxMessageBytes?: number;
+  /** TLS with the agent's certificate (`SYNAPSE_USE_HTTPS`). */
+  tls?: ServerTls;
+  /** The API-key check (`SYNAPSE_AUTH_ENABLED`); none: every caller passes. */
+  check?: GrpcCallCheck | null;
 }
 
 /** A stopping agent waits this long for calls in flight before cutting them. */
@@ -21,11 +38,14 @@ interface GrpcServing {
  * The SDK's gRPC service over `handler`, fed connections by hand (grpc-js's connection injector);
  * with `tls`, each connection does its TLS handshake before HTTP/2, as on the agent's HTTP port.
  */
-async function serveGrpc(handler: A2ARequestHandler, maxMessageBytes: number | undefined, tls: ServerTls | undefined): Promise<GrpcServing> {
+async function serveGrpc(handler: A2ARequestHandler, { maxMessageBytes, tls, check }: GrpcOptions): Promise<GrpcServing> {
   const grpc = await import('@grpc/grpc-js');
   const { A2AService, grpcService, UserBuilder } = await import('@a2a-js/sdk/server/grpc');
-  // A larger message is refused with RESOURCE_EXHAUSTED, as HTTP refuses a larger body with 413.
-  const server = new grpc.Server(maxMessageBytes ? { 'grpc.max_receive_message_length': maxMessageBytes } : {});
+  const server = new grpc.Server({
+    // A larger message is refused with RESOURCE_EXHAUSTED, as HTTP refuses a larger body with 413.
+    ...(maxMessageBytes ? { 'grpc.max_receive_message_length': maxMessageBytes } : {}),
+    ...(check ? { interceptors: [keyInterceptor(grpc, check)] } : {}),
+  });
   server.addService(A2AService, grpcService({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   const credentials = tls
     ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(tls.cert), private_key: Buffer.from(tls.key) }], false)
@@ -49,6 +69,25 @@ async function serveGrpc(handler: A2ARequestHandler, maxMessageBytes: number | u
 }
 
 /**
+ * A server interceptor that checks every call's metadata (all methods, unary and streaming)
+ * before the SDK's handler sees it: a refused call ends with UNAUTHENTICATED and never reaches
+ * the service, not even its request message.
+ */
+function keyInterceptor(grpc: typeof GrpcJs, check: GrpcCallCheck): GrpcJs.ServerInterceptor {
+  return (_method, call) => {
+    const listener = new grpc.ServerListenerBuilder()
+      .withOnReceiveMetadata((metadata, next) => {
+        const entry = (name: string): string | undefined => metadata.get(name).find((v): v is string => typeof v === 'string');
+        const refused = check(entry, call.getConnectionInfo().remoteAddress);
+        if (refused === null) next(metadata);
+        else call.sendStatus({ code: grpc.status.UNAUTHENTICATED, details: refused });
+      })
+      .build();
+    return new grpc.ServerInterceptingCall(call, new grpc.ResponderBuilder().withStart((next) => next(listener)).build());
+  };
+}
+
+/**
  * gRPC on its own port, loaded on the first connection: the port is bound at once (a plain TCP
  * listener costs nothing), and gRPC with the SDK's service (about 14 MiB and 100 ms of imports)
  * loads only when a client connects. Connections wait, unread, until it has loaded; then each is
@@ -59,8 +98,7 @@ export async function listenGrpc(
   port: number,
   handler: () => Promise<A2ARequestHandler>,
   log: (msg: string) => void,
-  maxMessageBytes?: number,
-  tls?: ServerTls,
+  options: GrpcOptions = {},
 ): Promise<GrpcHandle> {
   let serving: Promise<GrpcServing> | null = null;
   let closing = false;
@@ -68,7 +106,7 @@ export async function listenGrpc(
   const listener = net.createServer({ pauseOnConnect: true }, (socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
-    serving ??= handler().then((h) => serveGrpc(h, maxMessageBytes, tls));
+    serving ??= handler().then((h) => serveGrpc(h, options));
     serving.then(
       (s) => {
         if (closing) socket.destroy();

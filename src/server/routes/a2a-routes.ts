@@ -3,7 +3,8 @@ import type { CardInput } from '../../a2a/card.js';
 import type { ServerTls } from '../../config/tls.js';
 import type { SynapseError } from '../../errors.js';
 import { A2A_PATHS } from '../../a2a/paths.js';
-import { PUBLIC_ROUTE } from '../auth.js';
+import { grpcKeyCheck, PUBLIC_ROUTE } from '../auth.js';
+import type { AuthSettings } from '../../config/auth-keys.js';
 import type { A2aService } from '../../a2a/sdk/service.js';
 import { listenGrpc, type GrpcHandle } from '../../a2a/sdk/grpc-server.js';
 import type { AgentApi } from '../../agent-api/agent-api.js';
@@ -25,6 +26,8 @@ export interface A2aRouteOptions {
   grpcHost?: string;
   /** gRPC over TLS with the agent's certificate (`SYNAPSE_USE_HTTPS`). */
   grpcTls?: ServerTls;
+  /** API keys: gRPC calls need one as the HTTP routes do (`SYNAPSE_AUTH_ENABLED`). */
+  auth?: AuthSettings;
   log?: (msg: string) => void;
   /** Push retry waits in ms (tests). */
   pushBackoffMs?: readonly number[];
@@ -102,7 +105,11 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, opts) 
       const host = opts.grpcHost ?? '127.0.0.1';
       const log = opts.log ?? (() => undefined);
       try {
-        grpc = await listenGrpc(host, grpcPort, async () => (await load()).service.handler, log, opts.grpcMaxMessageBytes, opts.grpcTls);
+        grpc = await listenGrpc(host, grpcPort, async () => (await load()).service.handler, log, {
+          ...(opts.grpcMaxMessageBytes ? { maxMessageBytes: opts.grpcMaxMessageBytes } : {}),
+          ...(opts.grpcTls ? { tls: opts.grpcTls } : {}),
+          check: opts.auth ? grpcKeyCheck(opts.auth) : null,
+        });
         log(`a2a gRPC${opts.grpcTls ? ' (TLS)' : ''} listening on ${grpc.address}`);
       } catch (err) {
         log(`a2a gRPC not started on ${host}:${grpcPort}: ${(err as Error).message}`);
