@@ -2,7 +2,7 @@ import { envSetting } from './env-setting.js';
 import type { Env } from './env.js';
 
 /**
- * What one agent takes before it refuses (issue 15 §5): every limit is a `SYNAPSE_MAX_*`
+ * What one agent takes before it refuses (issue 15 §5): every limit is a setting (SYNAPSE_MAX_BODY_BYTES and the others below)
  * variable (env-vars.ts), read once when the agent starts.
  */
 export interface Limits {

@@ -21,7 +21,7 @@ export interface AgentSettings {
   allowedHosts: string[];
   /** API keys (`SYNAPSE_AUTH_ENABLED`, `SYNAPSE_API_KEYS`, `SYNAPSE_ADMIN_KEY`, `SYNAPSE_ALLOW_LOCALHOST`). */
   auth: AuthSettings;
-  /** `SYNAPSE_MAX_*`: body size, message size, per-sender queue, SSE streams, webhooks. */
+  /** Limits (config/limits.ts): body size, message size, per-sender queue, SSE streams, webhooks. */
   limits: Limits;
   /** `SYNAPSE_USE_HTTPS`: the certificate the agent serves with, or null for plain HTTP. */
   tls: ServerTls | null;

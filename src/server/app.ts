@@ -35,7 +35,7 @@ export interface AppOptions {
   workingDir: string;
   agentId: string;
   env: Env;
-  /** Body size, message size, per-sender queue, SSE streams (`SYNAPSE_MAX_*`); the defaults without it. */
+  /** Body size, message size, per-sender queue, SSE streams (the MAX settings, config/limits.ts); the defaults without it. */
   limits?: Limits;
   /**
    * The host names a request's `Host` may carry (see host-check.ts: the bound address's own names

@@ -19,6 +19,8 @@ const AUTH: AuthSettings = { enabled: true, allowLocalhost: true, userKeys: [USE
 /** The routes that need the admin key (issue 15 §2: shutdown, webhooks, routes that change settings). */
 const ADMIN = new Set([
   'POST /shutdown',
+  'POST /spawn',
+  'POST /team/start',
   'POST /webhooks',
   'GET /webhooks',
   'HEAD /webhooks',
