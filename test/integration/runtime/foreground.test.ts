@@ -16,7 +16,13 @@ describe('foreground: synapse echo in a real terminal', () => {
 
   /** `synapse <args>` in a 100x30 terminal of its own: what it writes, and its exit code. */
   function inTerminal(args: string[]): { term: NodePty.IPty; output: () => string; exited: Promise<number> } {
-    const term = pty.spawn(process.execPath, [BIN, ...args], { name: 'xterm-256color', cols: 100, rows: 30, cwd: ROOT, env: t.env });
+    const term = pty.spawn(process.execPath, [BIN, ...args], {
+      name: 'xterm-256color',
+      cols: 100,
+      rows: 30,
+      cwd: ROOT,
+      env: { ...t.env, SYNAPSE_AGENT_SAVE_PROMPT_ENABLED: 'false' },
+    });
     let out = '';
     term.onData((d) => (out += d));
     return { term, output: () => out, exited: new Promise<number>((r) => term.onExit(({ exitCode }) => r(exitCode))) };
