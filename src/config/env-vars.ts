@@ -224,6 +224,16 @@ export const ENV_VARS = {
     unit: 'messages',
     description: "Messages one sender may have waiting in an agent's inbox; the next is refused with 429 and Retry-After.",
   },
+  SYNAPSE_SCROLLBACK_LINES: {
+    kind: 'number',
+    default: 2000,
+    integer: true,
+    min: 100,
+    max: 100000,
+    unit: 'rows',
+    description:
+      "Rows of the wrapped CLI's scrollback an agent keeps for status and replies (about 1.4 KiB a row); an answer read from the screen that is longer keeps its last rows.",
+  },
   SYNAPSE_MAX_SSE_STREAMS: {
     kind: 'number',
     default: 64,

@@ -29,6 +29,8 @@ export interface AgentSettings {
   peerTls: PeerTls | undefined;
   /** `SYNAPSE_LONG_MESSAGE_TTL`: a long-message file is removed this long after it was written. */
   longMessageTtlMs: number;
+  /** `SYNAPSE_SCROLLBACK_LINES`: rows of the CLI's scrollback kept for status and replies. */
+  scrollbackLines: number;
 }
 
 /**
@@ -50,5 +52,6 @@ export function agentSettings(env: Env): AgentSettings {
     tls: serverTls(env),
     peerTls: peerTls(env),
     longMessageTtlMs: envSetting(env, 'SYNAPSE_LONG_MESSAGE_TTL') * 1000,
+    scrollbackLines: envSetting(env, 'SYNAPSE_SCROLLBACK_LINES'),
   };
 }

@@ -195,7 +195,7 @@ class Agent {
     this.webhooks = new WebhookDispatcher({ store: this.webhookStore, env, log, clock, agentId: identity.agentId, tls: f.settings.peerTls });
     this.history = new HistoryRecorder(env, { log });
     try {
-      this.session = new CliSession({ profile, cli: f.cli, commandLine: f.commandLine, size: f.size, clock });
+      this.session = new CliSession({ profile, cli: f.cli, commandLine: f.commandLine, size: f.size, clock, scrollbackLines: f.settings.scrollbackLines });
     } catch (err) {
       this.store.close();
       throw err;

@@ -14,6 +14,8 @@ export interface CliSessionOptions {
   commandLine: string;
   size: { cols: number; rows: number };
   clock: Clock;
+  /** Rows of scrollback the rendered screen keeps (`SYNAPSE_SCROLLBACK_LINES`). */
+  scrollbackLines?: number;
 }
 
 /** How long a hung-up CLI may take to exit before SIGKILL, and how long shutdown waits in all. */
@@ -37,7 +39,7 @@ export class CliSession {
 
   constructor(private readonly opts: CliSessionOptions) {
     const { profile, clock, size } = opts;
-    this.screen = new Screen(size.cols, size.rows);
+    this.screen = new Screen(size.cols, size.rows, opts.scrollbackLines);
     this.terminal = opts.cli.terminal;
     this.tracker = new ScreenStatusTracker(
       profile,

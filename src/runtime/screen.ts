@@ -6,7 +6,8 @@ type HeadlessTerminal = InstanceType<typeof Terminal>;
 type Buffer = HeadlessTerminal['buffer']['active'];
 type Marker = NonNullable<ReturnType<HeadlessTerminal['registerMarker']>>;
 
-const SCROLLBACK_LINES = 5000;
+/** Rows kept above the viewport unless `SYNAPSE_SCROLLBACK_LINES` says otherwise (~1.4 KiB a row in xterm's buffers). */
+export const SCROLLBACK_LINES = 2000;
 
 /**
  * The scrollback rows as text, kept: a row that has scrolled above the viewport never changes

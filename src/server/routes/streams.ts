@@ -21,15 +21,38 @@ function lastEventId(header: string | string[] | undefined, query: number | unde
  * task stream does, every event is a plain message whose JSON `type` says what it is (a browser's
  * `EventSource.onmessage` sees them all). Either way `id:` lets a client resume with Last-Event-ID.
  */
-function openStream(raw: ServerResponse, named: boolean): { send: (e: StreamEvent) => void; close: () => void } {
+interface Stream {
+  send: (e: StreamEvent) => void;
+  /** Events given while `fn` runs (a subscription's replay) go out in one write, not one each. */
+  batch: <T>(fn: () => T) => T;
+  close: () => void;
+}
+
+function openStream(raw: ServerResponse, named: boolean): Stream {
   raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
   raw.write(': synapse stream\n\n');
   const keepalive = setInterval(() => raw.write(': keepalive\n\n'), KEEPALIVE_MS);
   keepalive.unref();
   // A client that goes away must not leave its timer behind.
   raw.once('close', () => clearInterval(keepalive));
+  const frame = (e: StreamEvent): string => `id: ${e.id}\n${named ? `event: ${e.event}\n` : ''}data: ${JSON.stringify(e.data)}\n\n`;
+  // A replay of hundreds of events written one by one queued a buffer each on the socket.
+  let pending: string[] | null = null;
   return {
-    send: (e) => raw.write(`id: ${e.id}\n${named ? `event: ${e.event}\n` : ''}data: ${JSON.stringify(e.data)}\n\n`),
+    send: (e) => {
+      if (pending) pending.push(frame(e));
+      else raw.write(frame(e));
+    },
+    batch: (fn) => {
+      pending = [];
+      try {
+        return fn();
+      } finally {
+        const text = pending.join('');
+        pending = null;
+        if (text) raw.write(text);
+      }
+    },
     close: () => {
       clearInterval(keepalive);
       raw.end();
@@ -66,17 +89,19 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi; streams: S
       }
     }
     let finished = false;
-    const unsubscribe = api.events.subscribe(task.id, after, (e) => {
-      if (finished) return;
-      stream.send(e);
-      if (e.event === 'done') {
-        finished = true;
-        queueMicrotask(() => {
-          unsubscribe();
-          stream.close();
-        });
-      }
-    });
+    const unsubscribe = stream.batch(() =>
+      api.events.subscribe(task.id, after, (e) => {
+        if (finished) return;
+        stream.send(e);
+        if (e.event === 'done') {
+          finished = true;
+          queueMicrotask(() => {
+            unsubscribe();
+            stream.close();
+          });
+        }
+      }),
+    );
     reply.raw.on('close', () => unsubscribe());
   });
 
@@ -86,7 +111,7 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi; streams: S
     streams.take(reply.raw);
     reply.hijack();
     const stream = openStream(reply.raw, true);
-    const unsubscribe = api.events.subscribeAll(after, (e) => stream.send(e));
+    const unsubscribe = stream.batch(() => api.events.subscribeAll(after, (e) => stream.send(e)));
     reply.raw.on('close', () => unsubscribe());
   });
 };

@@ -45,7 +45,7 @@ describe('delivery into a real PTY (echo agent)', () => {
     expect(records.every((r) => typeof r.ms === 'number')).toBe(true);
   });
 
-  it('reads only the new answer once the 5,000-line scrollback is full (each new line pushes an old one off the top)', async () => {
+  it('reads only the new answer once the scrollback (2,000 rows by default) is full (each new line pushes an old one off the top)', async () => {
     const a = await startHeadless('echo', { env: { ...t.env, ECHO_THINK_MS: '0', ECHO_BANNER_LINES: '6000' } });
     for (const text of ['first after a long history', 'second after a long history']) {
       const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage(text));

@@ -88,3 +88,38 @@ describe('SSE clients that leave while the task runs', () => {
     expect(rt.api.getTask(running.id).status.state).toBe('submitted');
   });
 });
+
+describe('a stream that resumes from an old event id', () => {
+  it('gets the missed events in one write, in order, then the live ones', async () => {
+    const { rt, base } = await app();
+    for (let i = 1; i <= 300; i++) rt.events.publish('note', { n: i });
+    // Count the response's writes of event frames while the replay is sent.
+    const http = await import('node:http');
+    const proto = http.ServerResponse.prototype;
+    const write = Reflect.get(proto, 'write') as (...a: unknown[]) => boolean;
+    let frameWrites = 0;
+    proto.write = function (this: unknown, chunk: unknown, ...rest: unknown[]) {
+      if (String(chunk).startsWith('id: ')) frameWrites++;
+      return write.call(this, chunk, ...rest);
+    } as typeof proto.write;
+    closers.push(() => {
+      proto.write = write as typeof proto.write;
+    });
+    const ac = new AbortController();
+    closers.push(() => ac.abort());
+    const res = await fetch(`${base}/events?last_event_id=100`, { signal: ac.signal });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const ids = (): number[] => [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    while (ids().length < 200) text += decoder.decode((await reader.read()).value);
+    expect(frameWrites).toBe(1);
+    expect(ids()).toEqual(Array.from({ length: 200 }, (_, i) => i + 101));
+    expect(text).toContain('event: note\ndata: {"n":300}\n\n');
+    rt.events.publish('note', { n: 301 });
+    while (!text.includes('"n":301')) text += decoder.decode((await reader.read()).value);
+    expect(ids().at(-1)).toBe(301);
+    expect(frameWrites).toBe(2);
+    await reader.cancel().catch(() => undefined);
+  });
+});
