@@ -401,6 +401,8 @@ class Agent {
   async start(): Promise<void> {
     this.gate.start();
     this.liveOutput.start();
+    // First: what the last run left in the webhook outbox (before new events join it).
+    this.webhooks.resume();
     // Listeners are in place: tasks cut off by the previous run fail visibly (webhooks, history).
     const failedOnStart = this.tasks.failInterrupted('the agent restarted while this task was running');
     if (failedOnStart) this.logger.info(`${failedOnStart} task(s) from the previous run marked failed`);

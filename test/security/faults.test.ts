@@ -6,6 +6,7 @@ import {
   BIN,
   ROOT,
   cleanupAll,
+  freePort,
   getJson,
   postJson,
   runCli,
@@ -16,6 +17,7 @@ import {
   waitFor,
   waitForTask,
 } from '../support/synapse.js';
+import { signatureValid, webhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 /**
  * Faults: what the user sees when a process dies or a file goes bad, and that no message is
@@ -23,9 +25,11 @@ import {
  */
 const t = tempHome();
 const started: ChildProcess[] = [];
+const receivers: WebhookReceiver[] = [];
 afterEach(async () => {
   for (const c of started.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   await cleanupAll();
+  for (const r of receivers.splice(0)) await r.close();
 });
 afterAll(() => t.cleanup());
 
@@ -55,7 +59,107 @@ function spawnCli(args: string[]): { child: ChildProcess; out: () => string; clo
   return { child, out: () => out, closed };
 }
 
+const HOOK_SECRET = 'fault-test-secret';
+
+/** Registers `url` for task.completed on the agent, signed with HOOK_SECRET. */
+async function registerHook(endpoint: string, url: string): Promise<void> {
+  const r = await postJson(`${endpoint}/webhooks`, { url, events: ['task.completed'], secret: HOOK_SECRET });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+}
+
+/** The delivery log of one task, oldest attempt first. */
+async function deliveriesOf(endpoint: string, taskId: string): Promise<Array<{ event_id: string; attempts: number; success: boolean; error: string | null }>> {
+  return (
+    (await getJson(`${endpoint}/webhooks/deliveries?task_id=${taskId}`)).body as Array<{
+      event_id: string;
+      attempts: number;
+      success: boolean;
+      error: string | null;
+    }>
+  ).reverse();
+}
+
 describe('faults', () => {
+  it('target SIGKILLed mid-webhook (the request on the wire): after a restart the event arrives once more with the same id, body and a valid signature, and the log says why', async () => {
+    const receiver = await webhookReceiver({ mode: 'hold' });
+    receivers.push(receiver);
+    const a = await startHeadless('echo', { env: t.env, args: ['--name', 'hooked'] });
+    await registerHook(a.endpoint, receiver.url);
+    const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('finish and tell the hook'));
+    const taskId: string = sent.body.task.id;
+    expect((await waitForTask(a.endpoint, taskId, 15_000)).status).toBe('completed');
+    const cut = await waitFor(() => receiver.received[0], 10_000, 'the held webhook request');
+    expect(cut.answered).toBeNull();
+
+    await killGroup(a.child.pid!);
+    receiver.mode = 'ok';
+    const again = await startHeadless('echo', { env: t.env, args: ['--name', 'hooked'], port: a.port });
+    const eventId = String(cut.headers['x-synapse-event-id']);
+    const [resent] = await waitFor(() => (receiver.acknowledged(eventId).length > 0 ? receiver.acknowledged(eventId) : null), 15_000, 'the resent webhook');
+    expect(resent!.raw.equals(cut.raw)).toBe(true);
+    expect(resent!.headers['x-synapse-attempt']).toBe('2');
+    expect(signatureValid(resent!, HOOK_SECRET)).toBe(true);
+    expect(JSON.parse(resent!.raw.toString('utf8'))).toMatchObject({ event: 'task.completed', event_id: eventId, data: { task_id: taskId } });
+    // What the user sees: the cut-off attempt and the one that got through, and a log line.
+    const log = await waitFor(
+      async () => {
+        const l = await deliveriesOf(again.endpoint, taskId);
+        return l.length === 2 ? l : null;
+      },
+      5_000,
+      'two logged attempts',
+    );
+    expect(log.map((d) => [d.event_id, d.attempts, d.success, d.error])).toEqual([
+      [eventId, 1, false, 'interrupted: the agent stopped during this attempt'],
+      [eventId, 2, true, null],
+    ]);
+    expect(again.output()).toContain('resuming 1 delivery(ies) left in the outbox by the previous run');
+
+    // Exactly once: a clean restart sends nothing again, and the next task's event comes alone.
+    await again.stop();
+    const third = await startHeadless('echo', { env: t.env, args: ['--name', 'hooked'], port: a.port });
+    const next = await postJson(`${third.endpoint}/tasks/send`, textMessage('one more'));
+    await waitFor(() => receiver.received.some((h) => JSON.parse(h.raw.toString('utf8')).data.task_id === next.body.task.id), 15_000, 'the next event');
+    expect(receiver.received.filter((h) => h.headers['x-synapse-event-id'] === eventId)).toHaveLength(2);
+    expect(receiver.acknowledged(eventId)).toHaveLength(1);
+    expect(third.output()).not.toContain('resuming');
+  }, 60_000);
+
+  it('target SIGKILLed while a webhook waits to be retried (receiver down): after a restart it is delivered once, signed, with the attempts logged', async () => {
+    const receiver = await webhookReceiver({ port: await freePort(), listen: false });
+    receivers.push(receiver);
+    const a = await startHeadless('echo', { env: t.env, args: ['--name', 'retrying'] });
+    await registerHook(a.endpoint, receiver.url);
+    const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage('nobody listens yet'));
+    const taskId: string = sent.body.task.id;
+    const failed = await waitFor(async () => (await deliveriesOf(a.endpoint, taskId))[0], 15_000, 'the refused first attempt');
+    expect(failed.success).toBe(false);
+    expect(failed.error).toMatch(/ECONNREFUSED/);
+
+    await killGroup(a.child.pid!);
+    await receiver.open();
+    const again = await startHeadless('echo', { env: t.env, args: ['--name', 'retrying'], port: a.port });
+    const [got] = await waitFor(
+      () => (receiver.acknowledged(failed.event_id).length > 0 ? receiver.acknowledged(failed.event_id) : null),
+      15_000,
+      'the resumed webhook',
+    );
+    expect(signatureValid(got!, HOOK_SECRET)).toBe(true);
+    expect(JSON.parse(got!.raw.toString('utf8')).data.task_id).toBe(taskId);
+    expect(receiver.received).toHaveLength(1);
+    const log = await waitFor(
+      async () => {
+        const l = await deliveriesOf(again.endpoint, taskId);
+        return l.at(-1)?.success ? l : null;
+      },
+      5_000,
+      'the logged success',
+    );
+    expect(log.every((d) => d.event_id === failed.event_id)).toBe(true);
+    expect(log.slice(0, -1).every((d) => !d.success)).toBe(true);
+    expect(log.at(-1)!.attempts).toBe(log.length);
+  }, 60_000);
+
   it('target SIGKILLed mid-delivery: the waiting sender gets a clear error; after a restart the cut-off task is failed and the queued one delivered', async () => {
     const b = await startHeadless('echo', { env: t.env, args: ['--name', 'victim'] });
     const waiting = spawnCli(['send', 'victim', 'long job [[wait: 30]]', '--wait', '--json', '--timeout', '60']);
