@@ -15,7 +15,7 @@ import type { FileRegistry } from '../registry/registry.js';
 import { ReplyStack } from '../registry/reply-stack.js';
 import { AgentTaskStore } from '../store/agent-tasks.js';
 import { hasActiveLocks } from '../store/file-safety.js';
-import { HistoryRecorder } from '../store/history.js';
+import { HistoryRecorder } from '../store/history-recorder.js';
 import { WebhookStore } from '../store/webhooks.js';
 import { agentApi } from './agent-api-impl.js';
 import type { AgentSettings } from './agent-settings.js';
@@ -193,7 +193,7 @@ class Agent {
     this.events = new TaskEvents(clock);
     this.webhookStore = new WebhookStore(this.store.db, clock, f.settings.limits.webhooks);
     this.webhooks = new WebhookDispatcher({ store: this.webhookStore, env, log, clock, agentId: identity.agentId, tls: f.settings.peerTls });
-    this.history = new HistoryRecorder(env, { log });
+    this.history = new HistoryRecorder(env, { log, warn: (m) => this.logger.warn(m) });
     try {
       this.session = new CliSession({ profile, cli: f.cli, commandLine: f.commandLine, size: f.size, clock });
     } catch (err) {
@@ -301,6 +301,7 @@ class Agent {
       gate: this.gate,
       registry: this.f.registry,
       limits: this.f.settings.limits,
+      history: this.history,
       startedAt: this.f.identity.startedAt,
       isShuttingDown: () => this.shutdownPromise !== null,
       shutdown: (reason) => void this.shutdown(reason),

@@ -17,6 +17,7 @@ import {
   waitFor,
   waitForTask,
 } from '../support/synapse.js';
+import { fillDisk, mountTmpfs, tmpfsRefusal, unmount } from './support/tmpfs.js';
 import { signatureValid, webhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 /**
@@ -60,6 +61,16 @@ function spawnCli(args: string[]): { child: ChildProcess; out: () => string; clo
 }
 
 const HOOK_SECRET = 'fault-test-secret';
+/** Why the full-disk test cannot mount its tmpfs here, or null. */
+const noTmpfs = tmpfsRefusal();
+
+/** The agent's pino lines (headless agents log JSON to stdout). */
+function logLines(output: string): Array<{ level: string; msg: string }> {
+  return output
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { level: string; msg: string });
+}
 
 /** Registers `url` for task.completed on the agent, signed with HOOK_SECRET. */
 async function registerHook(endpoint: string, url: string): Promise<void> {
@@ -274,4 +285,65 @@ describe('faults', () => {
     expect((await waitForTask(a.endpoint, after.body.task.id, 15_000)).status).toBe('completed');
     if (during.status === 202) expect((await waitForTask(a.endpoint, during.body.task.id, 15_000)).status).toBe('completed');
   }, 45_000);
+  it.skipIf(noTmpfs !== null)(
+    `the history database on a full disk (a small tmpfs, filled): tasks still complete, one warning and GET /status say so, and the waiting entries are written once space frees${noTmpfs ? ` [skipped: ${noTmpfs}]` : ''}`,
+    async () => {
+      const h = tempHome();
+      const env = { ...h.env, SYNAPSE_HISTORY_ENABLED: 'true' };
+      const historyDir = path.join(h.home, '.synapse', 'history');
+      mountTmpfs(historyDir, '1m');
+      const a = await startHeadless('echo', { env, args: ['--name', 'fullness'] }).catch((err: unknown) => {
+        unmount(historyDir);
+        throw err;
+      });
+      try {
+        const first = await postJson(`${a.endpoint}/tasks/send`, textMessage('recorded before the disk fills'));
+        expect((await waitForTask(a.endpoint, first.body.task.id, 15_000)).status).toBe('completed');
+        await waitFor(
+          async () => (await runCli(['history', 'list', '--json'], { env })).stdout.includes('recorded before the disk fills'),
+          10_000,
+          'the first entry',
+        );
+
+        const filler = path.join(historyDir, 'filler');
+        expect(fillDisk(filler)).toBeGreaterThan(0);
+        const ids: string[] = [];
+        for (const n of [1, 2, 3]) {
+          const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage(`finished while full ${n}`));
+          expect(sent.status).toBe(202);
+          ids.push(sent.body.task.id);
+          // The task itself is not touched: it completes with its answer.
+          const done = await waitForTask(a.endpoint, sent.body.task.id, 15_000);
+          expect(done.status).toBe('completed');
+          expect(JSON.stringify(done.artifacts)).toContain(`finished while full ${n}`);
+        }
+        const trouble = (await getJson(`${a.endpoint}/status`)).body.history;
+        expect(trouble).toMatchObject({ ok: false, backlog: 3, dropped: 0 });
+        expect(trouble.error).toMatch(/disk is full \(SQLITE_FULL\)/);
+        const warnings = logLines(a.output()).filter((l) => l.msg.startsWith('history: cannot record'));
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]!.level).toBe('warn');
+        expect(warnings[0]!.msg).toContain('keeping up to 50 in memory');
+        const status = await runCli(['status', 'fullness'], { env });
+        expect(status.stdout).toMatch(/history\s+NOT RECORDING: the disk is full \(SQLITE_FULL\).*; 3 waiting in memory/);
+
+        fs.rmSync(filler);
+        await waitFor(async () => (await getJson(`${a.endpoint}/status`)).body.history.ok === true, 15_000, 'the history to be writable again');
+        expect((await getJson(`${a.endpoint}/status`)).body.history).toMatchObject({ ok: true, backlog: 0, dropped: 0, error: null });
+        expect(logLines(a.output()).some((l) => l.msg.startsWith('history: writing works again'))).toBe(true);
+        const listed = JSON.parse((await runCli(['history', 'list', '--json'], { env })).stdout) as Array<{ task_id: string; input: string }>;
+        for (const id of ids) expect(listed.filter((e) => e.task_id === id)).toHaveLength(1);
+        expect(listed).toHaveLength(4);
+        // Still working: the next task is recorded at once.
+        const after = await postJson(`${a.endpoint}/tasks/send`, textMessage('after the disk was freed'));
+        await waitForTask(a.endpoint, after.body.task.id, 15_000);
+        await waitFor(async () => (await runCli(['history', 'list', '--json'], { env })).stdout.includes('after the disk was freed'), 10_000, 'the next entry');
+      } finally {
+        await a.stop();
+        unmount(historyDir);
+        h.cleanup();
+      }
+    },
+    90_000,
+  );
 });
