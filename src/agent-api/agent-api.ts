@@ -52,6 +52,11 @@ interface AgentStatusInfo {
   queued: number;
   ready_for_messages: boolean;
   started_at: string;
+  /**
+   * How recording into the user's history goes: `ok` false while its database cannot be written
+   * (a full disk), with the finished tasks waiting in memory (`backlog`) and those dropped.
+   */
+  history?: { ok: boolean; backlog: number; dropped: number; error: string | null; since: string | null };
 }
 
 /** What the HTTP layer may ask of a running agent; the runtime implements it. */

@@ -1,3 +1,4 @@
+import type { HistoryRecorder } from '../store/history-recorder.js';
 import type { AgentApi, NewTask } from '../agent-api/agent-api.js';
 import { messageText } from '../agent-api/task.js';
 import { SynapseError } from '../errors.js';
@@ -24,6 +25,7 @@ export interface AgentParts {
   gate: StartupGate;
   registry: FileRegistry;
   limits: Limits;
+  history: Pick<HistoryRecorder, 'health'>;
   startedAt: string;
   isShuttingDown: () => boolean;
   shutdown: (reason: string) => void;
@@ -59,6 +61,7 @@ export function agentApi(p: AgentParts): AgentApi {
       queued: p.store.queued().length,
       ready_for_messages: p.gate.isOpen,
       started_at: p.startedAt,
+      history: p.history.health(),
     }),
     acceptingMessages: () => !p.isShuttingDown(),
     peers: () => p.registry.listLive(),

@@ -15,7 +15,7 @@ import type { FileRegistry } from '../registry/registry.js';
 import { ReplyStack } from '../registry/reply-stack.js';
 import { AgentTaskStore } from '../store/agent-tasks.js';
 import { hasActiveLocks } from '../store/file-safety.js';
-import { HistoryRecorder } from '../store/history.js';
+import { HistoryRecorder } from '../store/history-recorder.js';
 import { WebhookStore } from '../store/webhooks.js';
 import { agentApi } from './agent-api-impl.js';
 import type { AgentSettings } from './agent-settings.js';
@@ -193,7 +193,7 @@ class Agent {
     this.events = new TaskEvents(clock);
     this.webhookStore = new WebhookStore(this.store.db, clock, f.settings.limits.webhooks);
     this.webhooks = new WebhookDispatcher({ store: this.webhookStore, env, log, clock, agentId: identity.agentId, tls: f.settings.peerTls });
-    this.history = new HistoryRecorder(env, { log });
+    this.history = new HistoryRecorder(env, { log, warn: (m) => this.logger.warn(m) });
     try {
       this.session = new CliSession({ profile, cli: f.cli, commandLine: f.commandLine, size: f.size, clock, scrollbackLines: f.settings.scrollbackLines });
     } catch (err) {
@@ -301,6 +301,7 @@ class Agent {
       gate: this.gate,
       registry: this.f.registry,
       limits: this.f.settings.limits,
+      history: this.history,
       startedAt: this.f.identity.startedAt,
       isShuttingDown: () => this.shutdownPromise !== null,
       shutdown: (reason) => void this.shutdown(reason),
@@ -401,6 +402,8 @@ class Agent {
   async start(): Promise<void> {
     this.gate.start();
     this.liveOutput.start();
+    // First: what the last run left in the webhook outbox (before new events join it).
+    this.webhooks.resume();
     // Listeners are in place: tasks cut off by the previous run fail visibly (webhooks, history).
     const failedOnStart = this.tasks.failInterrupted('the agent restarted while this task was running');
     if (failedOnStart) this.logger.info(`${failedOnStart} task(s) from the previous run marked failed`);

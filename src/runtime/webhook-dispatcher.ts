@@ -11,6 +11,8 @@ import { systemClock, type Clock } from '../clock.js';
 
 /** Waits before retry 1, 2, 3; further retries keep doubling the last one. */
 const DEFAULT_BACKOFF_MS: readonly number[] = [1000, 2000, 4000];
+/** The logged error of an attempt that was on the wire when the agent died. */
+const INTERRUPTED = 'interrupted: the agent stopped during this attempt';
 /** Enough of a failing response body to say why in the delivery log. */
 const ERROR_BODY_CHARS = 200;
 
@@ -110,16 +112,84 @@ export class WebhookDispatcher {
       this.log(`webhooks: cannot read webhooks for ${event}: ${(err as Error).message}`);
       return;
     }
+    const deliveries: Delivery[] = [];
     for (const target of targets) {
       const id = randomUUID();
       const timestamp = new Date(this.clock.now()).toISOString();
       // The original's body: {event, event_id, timestamp, data: {task_id, error?}}, plus the task.
       const body = Buffer.from(JSON.stringify(webhookPayload(event, id, timestamp, task, this.agentId)));
-      const secret = target.secret ?? this.defaultSecret;
-      const delivery: Delivery = { id, timestamp, event, taskId: task.id, target, body, signature: secret ? signatureFor(body, secret) : null };
-      // Next tick: the caller (the task manager's emit) returns before any I/O starts.
-      this.schedule(() => this.attempt(delivery, 1), 0);
+      deliveries.push(this.delivery({ id, timestamp, event, taskId: task.id, target, body }));
     }
+    // Written before the first attempt: a kill from here on loses nothing (resume sends it).
+    try {
+      const due = this.clock.now();
+      this.store.outbox.add(
+        deliveries.map((d) => ({
+          delivery_id: d.id,
+          webhook_id: d.target.id,
+          event: d.event,
+          task_id: d.taskId,
+          body: d.body,
+          created_at: d.timestamp,
+          attempts: 0,
+          next_attempt_at: due,
+        })),
+      );
+    } catch (err) {
+      this.log(`webhooks: cannot write ${event} of task ${task.id} to the outbox (it is sent, but not kept across a restart): ${(err as Error).message}`);
+    }
+    // Next tick: the caller (the task manager's emit) returns before any I/O starts.
+    for (const d of deliveries) this.schedule(() => this.attempt(d, 1), 0);
+  }
+
+  /**
+   * Sends again what the outbox still holds from the previous run: retries that were waiting
+   * keep their due time; an attempt that was on the wire when the agent died is logged as
+   * interrupted and retried at once (it counts as an attempt). Entries of removed webhooks are
+   * dropped. Call once at start, before anything can fire new events. Returns how many resume.
+   */
+  resume(): number {
+    let pending: ReturnType<WebhookStore['pendingDeliveries']>;
+    try {
+      pending = this.store.pendingDeliveries();
+    } catch (err) {
+      this.log(`webhooks: cannot read the outbox: ${(err as Error).message}`);
+      return 0;
+    }
+    let resumed = 0;
+    for (const e of pending) {
+      const target = this.store.target(e.webhook_id);
+      if (!target) {
+        this.store.outbox.remove(e.delivery_id);
+        this.log(`webhooks: dropped ${e.event} of task ${e.task_id} from the outbox: its webhook was removed`);
+        continue;
+      }
+      const d = this.delivery({ id: e.delivery_id, timestamp: e.created_at, event: e.event, taskId: e.task_id, target, body: e.body });
+      const next = e.attempts + 1;
+      let wait = Math.max(0, (e.next_attempt_at ?? 0) - this.clock.now());
+      if (e.next_attempt_at === null) {
+        const retry = e.attempts <= this.maxRetries;
+        this.settleSafely(
+          d,
+          { attempt: e.attempts, status: null, error: INTERRUPTED, ok: false, durationMs: 0, willRetry: retry },
+          retry ? this.clock.now() : null,
+        );
+        if (!retry) {
+          this.log(`webhooks: ${d.event} to ${redactUrl(d.target.url)} was cut off by the restart; giving up after ${e.attempts} attempt(s)`);
+          continue;
+        }
+        wait = 0;
+      }
+      resumed++;
+      this.schedule(() => this.attempt(d, next), wait);
+    }
+    if (resumed > 0) this.log(`webhooks: resuming ${resumed} delivery(ies) left in the outbox by the previous run`);
+    return resumed;
+  }
+
+  private delivery(d: Omit<Delivery, 'signature'>): Delivery {
+    const secret = d.target.secret ?? this.defaultSecret;
+    return { ...d, signature: secret ? signatureFor(d.body, secret) : null };
   }
 
   /**
@@ -158,6 +228,11 @@ export class WebhookDispatcher {
 
   private attempt(d: Delivery, attempt: number): void {
     const started = this.clock.now();
+    try {
+      this.store.outbox.started(d.id, attempt);
+    } catch (err) {
+      this.log(`webhooks: cannot mark delivery ${d.id} in the outbox: ${(err as Error).message}`);
+    }
     const running: Promise<void> = this.send(d, attempt)
       .catch((err: Error): AttemptResult => ({ status: null, error: err.message }))
       .then((result) => this.settle(d, attempt, started, result))
@@ -171,32 +246,49 @@ export class WebhookDispatcher {
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
     // Network errors, timeouts and 5xx may pass; 3xx/4xx mean the request itself is wrong.
     const retryable = !ok && (result.status === null || result.status >= 500);
-    const willRetry = retryable && attempt <= this.maxRetries && !this.stopped;
-    try {
-      this.store.recordAttempt({
-        delivery_id: d.id,
-        webhook_id: d.target.id,
-        url: d.target.url,
-        event: d.event,
-        task_id: d.taskId,
-        attempt,
-        status_code: result.status,
-        ok,
-        duration_ms: Math.max(0, Math.round(this.clock.now() - started)),
-        error: result.error,
-        will_retry: willRetry,
-      });
-    } catch (err) {
-      this.log(`webhooks: cannot record delivery ${d.id}: ${(err as Error).message}`);
-    }
+    const retriesLeft = retryable && attempt <= this.maxRetries;
+    // Stopping: a retry still due stays in the outbox and goes out at the next start.
+    const wait = this.backoffFor(attempt);
+    const nextAt = retriesLeft ? (this.stopped ? this.clock.now() : this.clock.now() + wait) : null;
+    const durationMs = Math.max(0, Math.round(this.clock.now() - started));
+    this.settleSafely(d, { attempt, status: result.status, error: result.error, ok, durationMs, willRetry: retriesLeft }, nextAt);
     if (ok) return;
     const where = redactUrl(d.target.url);
-    if (willRetry) {
-      const wait = this.backoffFor(attempt);
+    if (retriesLeft && this.stopped) {
+      this.log(`webhooks: ${d.event} to ${where} failed (${result.error}); kept in the outbox for the next start`);
+    } else if (retriesLeft) {
       this.log(`webhooks: ${d.event} to ${where} failed (${result.error}); retry ${attempt} in ${wait} ms`);
       this.schedule(() => this.attempt(d, attempt + 1), wait);
     } else {
       this.log(`webhooks: ${d.event} to ${where} failed (${result.error}); giving up after ${attempt} attempt(s)`);
+    }
+  }
+
+  /** Logs an attempt and settles its outbox entry (`nextAt` null: done); a failing database is logged, not thrown. */
+  private settleSafely(
+    d: Delivery,
+    a: { attempt: number; status: number | null; error: string | null; ok: boolean; durationMs: number; willRetry: boolean },
+    nextAt: number | null,
+  ): void {
+    try {
+      this.store.settleAttempt(
+        {
+          delivery_id: d.id,
+          webhook_id: d.target.id,
+          url: d.target.url,
+          event: d.event,
+          task_id: d.taskId,
+          attempt: a.attempt,
+          status_code: a.status,
+          ok: a.ok,
+          duration_ms: a.durationMs,
+          error: a.error,
+          will_retry: a.willRetry,
+        },
+        nextAt,
+      );
+    } catch (err) {
+      this.log(`webhooks: cannot record delivery ${d.id}: ${(err as Error).message}`);
     }
   }
 

@@ -55,4 +55,24 @@ export const AGENT_DB_MIGRATIONS: Migration[] = [
       CREATE INDEX webhook_deliveries_by_task ON webhook_deliveries(task_id);
     `,
   },
+  {
+    // The webhook outbox: every event to deliver is written here before its first attempt and
+    // removed once it is delivered or given up, so a delivery pending or in flight when the
+    // agent is killed is sent again at the next start. The body is the exact payload (its
+    // event_id and timestamp included); no secret or signature is stored.
+    // next_attempt_at NULL = an attempt is on the wire (attempts says which).
+    version: 3,
+    sql: `
+      CREATE TABLE webhook_outbox (
+        delivery_id TEXT PRIMARY KEY,
+        webhook_id TEXT NOT NULL,
+        event TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        body BLOB NOT NULL,
+        created_at TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER
+      );
+    `,
+  },
 ];

@@ -4,7 +4,7 @@ import type { Task } from '../agent-api/task.js';
 import type { Env } from '../config/paths.js';
 import { SynapseError } from '../errors.js';
 import { systemClock, type Clock } from '../clock.js';
-import { entryFromTask, isRecordable, rowToEntry } from './history-entry.js';
+import { entryFromTask, rowToEntry } from './history-entry.js';
 import {
   HISTORY_MIGRATIONS,
   historyDbPath,
@@ -322,70 +322,4 @@ export class HistoryStore {
       db.pragma('wal_checkpoint(TRUNCATE)');
     });
   }
-}
-
-/**
- * What an agent keeps to record its finished tasks: one database handle for the life of the
- * process, opened on the first finished task (an agent that finishes none creates no file).
- * `record` never throws: history is a record, and its failure must not touch the task.
- */
-export class HistoryRecorder {
-  private store: HistoryStore | null = null;
-  private readonly enabled: boolean;
-
-  constructor(
-    private readonly env: Env,
-    private readonly options: { log?: (msg: string) => void; clock?: Clock } = {},
-  ) {
-    this.enabled = historyEnabled(env);
-  }
-
-  /** Records `task` when it is finished and worth keeping; true when it was written. */
-  record(task: Task, agent: HistoryAgent): boolean {
-    if (!this.enabled || !isRecordable(task)) return false;
-    try {
-      this.store ??= HistoryStore.open(this.env, this.options.clock ? { clock: this.options.clock } : {});
-      this.store.record(task, agent);
-      return true;
-    } catch (err) {
-      this.options.log?.(`history: cannot record task ${task.id}: ${(err as Error).message}`);
-      return false;
-    }
-  }
-
-  close(): void {
-    try {
-      this.store?.close();
-    } catch {
-      // closing a broken handle: nothing left to save
-    }
-    this.store = null;
-  }
-}
-
-const recorders = new Map<string, HistoryRecorder>();
-
-/**
- * Records a finished task in the user's history through one recorder per history file for
- * the whole process. Never throws. Prefer a `HistoryRecorder` owned by the caller where there
- * is a composition root to close it; this is for callers without one.
- */
-export function recordFinishedTask(env: Env, task: Task, agent: HistoryAgent, log?: (msg: string) => void): void {
-  try {
-    const file = historyDbPath(env);
-    let r = recorders.get(file);
-    if (!r) {
-      r = new HistoryRecorder(env, log ? { log } : {});
-      recorders.set(file, r);
-    }
-    r.record(task, agent);
-  } catch (err) {
-    log?.(`history: cannot record task ${task.id}: ${(err as Error).message}`);
-  }
-}
-
-/** Closes the recorders `recordFinishedTask` opened. */
-export function closeHistoryRecorders(): void {
-  for (const r of recorders.values()) r.close();
-  recorders.clear();
 }

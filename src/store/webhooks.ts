@@ -3,6 +3,7 @@ import type { TaskState } from '../agent-api/task.js';
 import { SynapseError } from '../errors.js';
 import { pickByPrefix } from './prefix.js';
 import type { Db } from './sqlite.js';
+import { WebhookOutbox, type OutboxEntry } from './webhook-outbox.js';
 import { iso, systemClock, type Clock } from '../clock.js';
 
 /** The task events a webhook can subscribe to, one per state a caller may want to act on. */
@@ -138,6 +139,8 @@ function toAttempt(row: AttemptRow): DeliveryAttempt {
  */
 export class WebhookStore {
   private readonly stmts;
+  /** Events still to deliver, kept across restarts (migration 3). */
+  readonly outbox: WebhookOutbox;
 
   constructor(
     private readonly db: Db,
@@ -145,6 +148,7 @@ export class WebhookStore {
     /** Most webhooks kept (`SYNAPSE_MAX_WEBHOOKS`); registering one more URL is `too_many_webhooks`. */
     private readonly max = Infinity,
   ) {
+    this.outbox = new WebhookOutbox(db);
     this.stmts = {
       byUrl: db.prepare('SELECT * FROM webhooks WHERE url = ?'),
       byId: db.prepare('SELECT * FROM webhooks WHERE id = ?'),
@@ -205,6 +209,35 @@ export class WebhookStore {
   /** The webhooks subscribed to `event`, with their secrets, for delivery. */
   targets(event: WebhookEvent): WebhookTarget[] {
     return (this.stmts.all.all() as WebhookRow[]).map(toTarget).filter((w) => w.events.includes(event));
+  }
+
+  /** One webhook with its secret, for delivery; null when it was removed. */
+  target(id: string): WebhookTarget | null {
+    const row = this.stmts.byId.get(id) as WebhookRow | undefined;
+    return row ? toTarget(row) : null;
+  }
+
+  /** The outbox's entries, oldest first, each for a known event; a row naming no known event is dropped. */
+  pendingDeliveries(): Array<OutboxEntry & { event: WebhookEvent }> {
+    const known: Array<OutboxEntry & { event: WebhookEvent }> = [];
+    for (const e of this.outbox.pending()) {
+      if ((WEBHOOK_EVENTS as readonly string[]).includes(e.event)) known.push({ ...e, event: e.event as WebhookEvent });
+      else this.outbox.remove(e.delivery_id);
+    }
+    return known;
+  }
+
+  /**
+   * Logs one attempt and settles its outbox entry in one transaction: `nextAttemptAt` null
+   * removes it (delivered or given up), a time keeps it due then.
+   */
+  settleAttempt(a: Omit<DeliveryAttempt, 'attempted_at'>, nextAttemptAt: number | null): DeliveryAttempt {
+    return this.db.transaction(() => {
+      const logged = this.recordAttempt(a);
+      if (nextAttemptAt === null) this.outbox.remove(a.delivery_id);
+      else this.outbox.due(a.delivery_id, nextAttemptAt);
+      return logged;
+    })();
   }
 
   /** Removes one webhook by id or unique id prefix. */

@@ -238,6 +238,15 @@ function accepting(live: Record<string, unknown> | null, why: string | null): st
   return 'unknown';
 }
 
+/** A line when the agent cannot write the history (a full disk): why, and how much waits in memory. */
+function historyTrouble(live: Record<string, unknown> | null): string[] {
+  const h = live?.history as { ok?: unknown; backlog?: unknown; dropped?: unknown; error?: unknown } | undefined;
+  if (!h || h.ok !== false) return [];
+  // The agent's own text, but it came over HTTP: no control bytes reach the terminal.
+  const error = preview(typeof h.error === 'string' ? h.error.replace(/\p{Cc}/gu, ' ') : 'unknown error', 160);
+  return [`  history      NOT RECORDING: ${error}; ${Number(h.backlog)} waiting in memory${Number(h.dropped) > 0 ? `, ${Number(h.dropped)} dropped` : ''}`];
+}
+
 /** `synapse status <target>`: the registry entry, what the agent says live, its locks and board tasks. */
 export async function agentStatus(target: string, flags: { json?: boolean }, io: CommandIo): Promise<void> {
   const { entry } = findAgent(target, io.env);
@@ -262,6 +271,7 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
     `  current      ${entry.current_task_preview ?? '-'}`,
     `  queued       ${typeof live?.queued === 'number' ? String(live.queued) : '-'}`,
     `  accepting    ${accepting(live, why)}`,
+    ...historyTrouble(live),
     `  since        ${entry.registered_at}`,
     `  log          ${entry.log_file ?? '-'}`,
     `  locks        ${locks.length ? locks.map((l) => `${l.path}${l.intent ? ` (${l.intent})` : ''}`).join(', ') : '-'}`,

@@ -290,8 +290,83 @@ describe('webhook delivery', () => {
     expect(cleared.has(retry!.timer)).toBe(true);
     const aborted = attemptsFor(hanging.id);
     expect(aborted).toHaveLength(1);
-    expect(aborted[0]).toMatchObject({ ok: false, status_code: null, will_retry: false, error: 'the agent is shutting down' });
+    // Aborted, not given up: both stay in the outbox for the next start.
+    expect(aborted[0]).toMatchObject({ ok: false, status_code: null, will_retry: true, error: 'the agent is shutting down' });
+    expect(store.pendingDeliveries().map((e) => [e.webhook_id, e.attempts, e.next_attempt_at !== null])).toEqual([
+      [failing.id, 1, true],
+      [hanging.id, 1, true],
+    ]);
+    expect(logs.join('\n')).toContain('kept in the outbox for the next start');
     d.taskUpdated(task('failed'), 'working');
     expect(scheduled.filter((s) => s.ms === 0)).toHaveLength(2);
+  });
+
+  it('resume() sends what the outbox kept: a cut-off attempt is logged as interrupted and sent again with the same event id and body', async () => {
+    const r = await listen({ '/hook': [200] });
+    const { webhook } = store.add({ url: r.url('/hook'), secret: 'own-secret' });
+    const gone = store.add({ url: r.url('/gone') }).webhook;
+    const body = Buffer.from(JSON.stringify({ event: 'task.completed', event_id: 'd-1', data: { task_id: 't-1' } }));
+    // What a killed agent leaves: one attempt on the wire, one never started, one for a removed webhook.
+    store.outbox.add([
+      {
+        delivery_id: 'd-1',
+        webhook_id: webhook.id,
+        event: 'task.completed',
+        task_id: 't-1',
+        body,
+        created_at: '2026-01-01T00:00:00.000Z',
+        attempts: 1,
+        next_attempt_at: null,
+      },
+      {
+        delivery_id: 'd-2',
+        webhook_id: webhook.id,
+        event: 'task.failed',
+        task_id: 't-2',
+        body,
+        created_at: '2026-01-01T00:00:01.000Z',
+        attempts: 0,
+        next_attempt_at: 0,
+      },
+      {
+        delivery_id: 'd-3',
+        webhook_id: gone.id,
+        event: 'task.failed',
+        task_id: 't-3',
+        body,
+        created_at: '2026-01-01T00:00:02.000Z',
+        attempts: 0,
+        next_attempt_at: 0,
+      },
+    ]);
+    store.remove(gone.id);
+    expect(dispatcher().resume()).toBe(2);
+    await waitFor(() => store.pendingDeliveries().length === 0 && r.received.length === 2, 5_000, 'both resumed deliveries');
+    const first = r.received.find((x) => x.headers['x-synapse-event-id'] === 'd-1')!;
+    expect(first.raw.equals(body)).toBe(true);
+    expect(first.headers['x-synapse-attempt']).toBe('2');
+    expect(first.headers['x-synapse-timestamp']).toBe('2026-01-01T00:00:00.000Z');
+    expect(verify(first, 'own-secret')).toBe(true);
+    expect(r.received.find((x) => x.headers['x-synapse-event-id'] === 'd-2')!.headers['x-synapse-attempt']).toBe('1');
+    expect(
+      store
+        .deliveries({ delivery_id: 'd-1' })
+        .reverse()
+        .map((a) => [a.attempt, a.ok, a.error]),
+    ).toEqual([
+      [1, false, 'interrupted: the agent stopped during this attempt'],
+      [2, true, null],
+    ]);
+    expect(logs.join('\n')).toContain('dropped task.failed of task t-3 from the outbox: its webhook was removed');
+    expect(logs.join('\n')).toContain('resuming 2 delivery(ies)');
+  });
+
+  it('a delivered or given-up event leaves the outbox', async () => {
+    const r = await listen({ '/ok': [204], '/no': [404] });
+    store.add({ url: r.url('/ok') });
+    store.add({ url: r.url('/no') });
+    dispatcher().taskUpdated(task('completed'), 'working');
+    expect(store.pendingDeliveries()).toHaveLength(2);
+    await waitFor(() => r.received.length === 2 && store.pendingDeliveries().length === 0, 5_000, 'both settled');
   });
 });

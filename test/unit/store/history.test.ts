@@ -5,16 +5,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Task, TaskState } from '../../../src/agent-api/task.js';
 import { csvField, writeExport } from '../../../src/store/history-export.js';
-import {
-  HistoryRecorder,
-  HistoryStore,
-  closeHistoryRecorders,
-  historyDbPath,
-  historyEnabled,
-  isRecordable,
-  recordFinishedTask,
-  type HistoryAgent,
-} from '../../../src/store/history.js';
+import { HistoryRecorder, closeHistoryRecorders, recordFinishedTask } from '../../../src/store/history-recorder.js';
+import { HistoryStore, historyDbPath, historyEnabled, isRecordable, type HistoryAgent } from '../../../src/store/history.js';
 
 let home: string;
 let env: Record<string, string>;
@@ -256,16 +248,65 @@ describe('recording finished tasks', () => {
     expect(fs.existsSync(path.join(home, 'off'))).toBe(false);
   });
 
-  it('never throws when the history cannot be written; it logs and goes on', () => {
+  it('never throws when the history cannot be written; it warns once and goes on', () => {
     const broken = { HOME: home, SYNAPSE_HOME: path.join(home, 'broken') };
     fs.mkdirSync(path.join(home, 'broken'));
     fs.writeFileSync(path.join(home, 'broken', 'history'), 'not a directory');
     const logs: string[] = [];
     const r = new HistoryRecorder(broken, { log: (m) => logs.push(m) });
     expect(r.record(finished('completed'), alice)).toBe(false);
-    expect(logs[0]).toMatch(/^history: cannot record task /);
+    expect(r.record(finished('completed'), alice)).toBe(false);
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatch(/^history: cannot record finished tasks in .*history\.db: .*keeping up to 50 in memory/);
     expect(() => recordFinishedTask(broken, finished('completed'), alice, (m) => logs.push(m))).not.toThrow();
     expect(logs).toHaveLength(2);
+    r.close();
+  });
+
+  it('keeps a bounded backlog while writes fail and writes it, oldest first, once they work again', () => {
+    const dirEnv = { HOME: home, SYNAPSE_HOME: path.join(home, 'later') };
+    const blocker = path.join(home, 'later', 'history');
+    fs.mkdirSync(path.dirname(blocker));
+    fs.writeFileSync(blocker, 'in the way');
+    const logs: string[] = [];
+    const warnings: string[] = [];
+    const r = new HistoryRecorder(dirEnv, { log: (m) => logs.push(m), warn: (m) => warnings.push(m), backlog: 3, clock: clockFrom(() => clock) });
+    for (const input of ['one', 'two', 'three', 'four']) expect(r.record(finished('completed', { input }), alice)).toBe(false);
+    expect(warnings).toHaveLength(1);
+    expect(r.health()).toMatchObject({ ok: false, backlog: 3, dropped: 1, since: '2026-04-01T00:00:00.000Z' });
+    expect(r.health().error).toMatch(/EEXIST/);
+
+    fs.rmSync(blocker);
+    expect(r.flush()).toBe(true);
+    expect(r.health()).toEqual({ ok: true, backlog: 0, dropped: 1, error: null, since: null });
+    expect(logs.at(-1)).toMatch(/^history: writing works again \(failing since 2026-04-01T00:00:00.000Z\); backlog recorded, 1 older entries were dropped/);
+    const written = HistoryStore.open(dirEnv);
+    try {
+      expect(written.list().map((e) => e.input)).toEqual(['four', 'three', 'two']);
+    } finally {
+      written.close();
+      r.close();
+    }
+  });
+
+  it('a waiting entry is replaced by a later update of the same task, not recorded twice', () => {
+    const dirEnv = { HOME: home, SYNAPSE_HOME: path.join(home, 'twice') };
+    const blocker = path.join(home, 'twice', 'history');
+    fs.mkdirSync(path.dirname(blocker));
+    fs.writeFileSync(blocker, 'in the way');
+    const r = new HistoryRecorder(dirEnv, { log: () => undefined });
+    const t = finished('completed', { output: 'captured' });
+    r.record(t, alice);
+    r.record({ ...t, artifacts: [{ artifact_id: 'b', name: 'response', parts: [{ type: 'text', text: 'the reply' }] }] }, alice);
+    expect(r.health().backlog).toBe(1);
+    fs.rmSync(blocker);
+    r.close();
+    const written = HistoryStore.open(dirEnv);
+    try {
+      expect(written.list().map((e) => e.output)).toEqual(['the reply']);
+    } finally {
+      written.close();
+    }
   });
 
   it('recordFinishedTask keeps one handle per history file and writes through it', () => {

@@ -1,0 +1,186 @@
+import type { Task } from '../agent-api/task.js';
+import type { Env } from '../config/paths.js';
+import { iso, systemClock, type Clock } from '../clock.js';
+import { isRecordable } from './history-entry.js';
+import { historyDbPath, type HistoryAgent } from './history-schema.js';
+import { HistoryStore, historyEnabled } from './history.js';
+
+/** Finished tasks kept in memory while the history database cannot be written; older ones beyond are dropped. */
+const HISTORY_BACKLOG = 50;
+/** How often a failing history database is tried again while entries wait. */
+const RETRY_MS = 2000;
+
+/** How the recording goes, for `GET /status` (`history`). */
+export interface HistoryHealth {
+  /** False while the database cannot be written. */
+  ok: boolean;
+  /** Entries waiting in memory to be written. */
+  backlog: number;
+  /** Entries dropped because the backlog was full (since the agent started). */
+  dropped: number;
+  /** Why writes fail, or null. */
+  error: string | null;
+  /** When they started failing, or null. */
+  since: string | null;
+}
+
+interface Pending {
+  task: Task;
+  agent: HistoryAgent;
+}
+
+/** What an SQLite failure means for the user, in a few words. */
+function describe(err: unknown): string {
+  const e = err as { message?: string; details?: { sqlite_code?: unknown } };
+  const message = e?.message ?? String(err);
+  if (e?.details?.sqlite_code === 'SQLITE_FULL' || /SQLITE_FULL|disk is full|ENOSPC/i.test(message)) return `the disk is full (SQLITE_FULL): ${message}`;
+  return message;
+}
+
+/**
+ * What an agent keeps to record its finished tasks: one database handle for the life of the
+ * process, opened on the first finished task (an agent that finishes none creates no file).
+ * `record` never throws: history is a record, and its failure must not touch the task. When the
+ * database cannot be written (a full disk, a broken file), entries wait in a bounded backlog,
+ * a warning is logged once, `health()` says so, and the backlog is written, oldest first, as
+ * soon as a retry (every RETRY_MS, or the next finished task) succeeds.
+ */
+export class HistoryRecorder {
+  private store: HistoryStore | null = null;
+  private readonly enabled: boolean;
+  private readonly clock: Clock;
+  private readonly backlog: Pending[] = [];
+  private dropped = 0;
+  private failing: { error: string; since: string } | null = null;
+  private retry: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly env: Env,
+    private readonly options: { log?: (msg: string) => void; warn?: (msg: string) => void; clock?: Clock; backlog?: number; retryMs?: number } = {},
+  ) {
+    this.enabled = historyEnabled(env);
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /** Records `task` when it is finished and worth keeping; true when it (and everything before it) was written. */
+  record(task: Task, agent: HistoryAgent): boolean {
+    if (!this.enabled || !isRecordable(task)) return false;
+    // A later update of the same task (an explicit reply) replaces the waiting one.
+    const same = this.backlog.findIndex((p) => p.task.id === task.id && p.agent.agent_id === agent.agent_id);
+    if (same >= 0) this.backlog.splice(same, 1);
+    this.backlog.push({ task, agent });
+    const max = this.options.backlog ?? HISTORY_BACKLOG;
+    while (this.backlog.length > max) {
+      this.backlog.shift();
+      this.dropped++;
+    }
+    return this.flush();
+  }
+
+  /** Writes what waits, oldest first; true when nothing waits any more. */
+  flush(): boolean {
+    while (this.backlog.length > 0) {
+      const next = this.backlog[0]!;
+      try {
+        this.store ??= HistoryStore.open(this.env, this.options.clock ? { clock: this.options.clock } : {});
+        this.store.record(next.task, next.agent);
+      } catch (err) {
+        this.failed(err);
+        return false;
+      }
+      this.backlog.shift();
+    }
+    this.recovered();
+    return true;
+  }
+
+  health(): HistoryHealth {
+    return {
+      ok: this.failing === null,
+      backlog: this.backlog.length,
+      dropped: this.dropped,
+      error: this.failing?.error ?? null,
+      since: this.failing?.since ?? null,
+    };
+  }
+
+  /** Tries a last time to write what waits, then closes; what still waits is named in the log. */
+  close(): void {
+    if (this.retry) this.clock.clearTimeout(this.retry);
+    this.retry = null;
+    if (this.backlog.length > 0 && !this.flush()) {
+      this.options.warn?.(
+        `history: ${this.backlog.length} finished task(s) not recorded in ${historyDbPath(this.env)}: ${this.failing?.error ?? 'unknown error'}`,
+      );
+      if (this.retry) this.clock.clearTimeout(this.retry);
+      this.retry = null;
+    }
+    this.closeStore();
+  }
+
+  private failed(err: unknown): void {
+    // A handle that hit a full disk or a broken file is not trusted again: reopen on the retry.
+    this.closeStore();
+    if (!this.failing) {
+      this.failing = { error: describe(err), since: iso(this.clock.now()) };
+      const max = this.options.backlog ?? HISTORY_BACKLOG;
+      (this.options.warn ?? this.options.log)?.(
+        `history: cannot record finished tasks in ${historyDbPath(this.env)}: ${this.failing.error}; ` +
+          `keeping up to ${max} in memory and trying again every ${Math.round((this.options.retryMs ?? RETRY_MS) / 1000)} s (tasks themselves are not affected)`,
+      );
+    }
+    if (!this.retry) {
+      this.retry = this.clock.setTimeout(() => {
+        this.retry = null;
+        this.flush();
+      }, this.options.retryMs ?? RETRY_MS);
+      this.retry.unref?.();
+    }
+  }
+
+  private recovered(): void {
+    if (this.retry) this.clock.clearTimeout(this.retry);
+    this.retry = null;
+    if (!this.failing) return;
+    this.options.log?.(
+      `history: writing works again (failing since ${this.failing.since}); backlog recorded${this.dropped > 0 ? `, ${this.dropped} older entries were dropped` : ''}`,
+    );
+    this.failing = null;
+  }
+
+  private closeStore(): void {
+    try {
+      this.store?.close();
+    } catch {
+      // closing a broken handle: nothing left to save
+    }
+    this.store = null;
+  }
+}
+
+const recorders = new Map<string, HistoryRecorder>();
+
+/**
+ * Records a finished task in the user's history through one recorder per history file for
+ * the whole process. Never throws. Prefer a `HistoryRecorder` owned by the caller where there
+ * is a composition root to close it; this is for callers without one.
+ */
+export function recordFinishedTask(env: Env, task: Task, agent: HistoryAgent, log?: (msg: string) => void): void {
+  try {
+    const file = historyDbPath(env);
+    let r = recorders.get(file);
+    if (!r) {
+      r = new HistoryRecorder(env, log ? { log } : {});
+      recorders.set(file, r);
+    }
+    r.record(task, agent);
+  } catch (err) {
+    log?.(`history: cannot record task ${task.id}: ${(err as Error).message}`);
+  }
+}
+
+/** Closes the recorders `recordFinishedTask` opened. */
+export function closeHistoryRecorders(): void {
+  for (const r of recorders.values()) r.close();
+  recorders.clear();
+}
