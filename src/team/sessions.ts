@@ -59,9 +59,12 @@ export interface SessionFile {
   error: string | null;
 }
 
-export function checkSessionName(name: string): string {
+function checkSessionName(name: string): string {
   if (!SESSION_NAME.test(name))
-    throw new SynapseError('invalid_input', `"${name}" is not a session name: use letters, digits, "-" and "_" (at most 64, no dots or slashes), e.g. sprint-3`);
+    throw new SynapseError(
+      'invalid_input',
+      `"${name}" is not a session name: use letters, digits, "-" and "_" (at most 64, no dots or slashes), e.g. sprint-3`,
+    );
   return name;
 }
 
@@ -105,7 +108,8 @@ export function listSessions(cwd: string, env: Env, scopes: readonly SessionScop
 export function getSession(name: string, cwd: string, env: Env, scope?: SessionScope): SessionFile & { session: Session } {
   checkSessionName(name);
   const found = listSessions(cwd, env, scope ? [scope] : undefined).find((s) => s.name === name);
-  if (!found) throw new SynapseError('not_found', `no saved session "${name}"; \`synapse session list\` shows them, \`synapse session save ${name}\` makes one`);
+  if (!found)
+    throw new SynapseError('not_found', `no saved session "${name}"; \`synapse session list\` shows them, \`synapse session save ${name}\` makes one`);
   if (!found.session) throw new SynapseError('corrupt_file', found.error ?? `${found.file} does not parse`, { file: found.file });
   return found as SessionFile & { session: Session };
 }

@@ -150,7 +150,8 @@ export async function runForeground(profileName: string, cliArgs: string[], give
     ...(flags.host ? { host: flags.host } : {}),
     ...(Object.keys(extras).length > 0 || findsConversationLater(profile.id) ? { extras } : {}),
   });
-  if (!conversation.sessionId && findsConversationLater(profile.id)) followConversationId(profile.id, extras, { cwd: io.cwd, sinceMs: startedAt - 2000, env: io.env });
+  if (!conversation.sessionId && findsConversationLater(profile.id))
+    followConversationId(profile.id, extras, { cwd: io.cwd, sinceMs: startedAt - 2000, env: io.env });
   if (headless) io.out(`${agent.agentId} ready for HTTP on ${agent.endpoint}\n`);
   else routeConsoleToLog(agent.logger);
   await more.onStarted?.(agent.agentId);
@@ -175,7 +176,11 @@ export async function runForeground(profileName: string, cliArgs: string[], give
  * runs: looked for every few seconds for a while, and put into the registry entry's extras (the
  * next heartbeat writes it) once found.
  */
-function followConversationId(profile: ReturnType<typeof getProfile>['id'], extras: Record<string, unknown>, where: Parameters<typeof findConversationId>[1]): void {
+function followConversationId(
+  profile: ReturnType<typeof getProfile>['id'],
+  extras: Record<string, unknown>,
+  where: Parameters<typeof findConversationId>[1],
+): void {
   const until = Date.now() + FOLLOW_CONVERSATION_MS;
   const look = () => {
     const id = findConversationId(profile, where);

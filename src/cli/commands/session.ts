@@ -56,7 +56,10 @@ Examples:
     .command('restore')
     .description('Start every agent of a saved session again, as `synapse spawn` does (same name, role, skill set, port, worktree, dir)')
     .argument('<name>', 'the session name')
-    .option('--resume', "start each CLI on its saved conversation (its resume flags); one that is not READY within SYNAPSE_RESUME_TIMEOUT seconds (10) is started fresh")
+    .option(
+      '--resume',
+      'start each CLI on its saved conversation (its resume flags); one that is not READY within SYNAPSE_RESUME_TIMEOUT seconds (10) is started fresh',
+    )
     .option('--terminal <kind>', 'tmux, zellij or background; auto (default): tmux inside tmux, zellij inside zellij, else background', 'auto')
     .option('--user', 'the user session of that name')
     .option('--json', 'print the restored agents as JSON')
