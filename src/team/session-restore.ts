@@ -85,7 +85,7 @@ async function resumeMember(m: SavedMember, session: Session, opts: RestoreOptio
     if (stuck) {
       await deps.stop(stuck);
       why = `did not reach READY within ${seconds} s`;
-    } else if (isSynapseError(err) && (err.code === 'cli_exited' || err.code === 'agent_not_ready')) {
+    } else if (isSynapseError(err) && err.code === 'cli_exited') {
       why = `could not resume (${err.message.split('\n')[0]})`;
     } else throw err;
   }

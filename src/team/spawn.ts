@@ -117,7 +117,7 @@ export async function spawnAgent(req: SpawnRequest, deps: SpawnDeps): Promise<Sp
     const { entry, logFile, stillStarting } = await deps.background(spec, env, req.readyWithinMs);
     spawned = { ...entryPart(entry), ...base, pane: null, log_file: logFile, attach: `synapse logs ${entry.agent_id} -f`, still_starting: stillStarting };
   } else {
-    const { entry, pane } = await openPaneAgent(spec, terminal, env, deps, req.readyWithinMs ?? PANE_READY_MS);
+    const { entry, pane } = await openPaneAgent(spec, terminal, env, deps, req.readyWithinMs);
     spawned = { ...entryPart(entry), ...base, pane, log_file: entry.log_file, attach: `synapse jump ${entry.agent_id}`, still_starting: false };
   }
   if (r.skillSet) await deps.applySkillSet(spawned.agent_id, r.skillSet);
@@ -144,7 +144,7 @@ async function openPaneAgent(
   kind: PaneKind,
   env: Env,
   deps: SpawnDeps,
-  readyWithinMs: number,
+  readyWithinMs: number | undefined,
 ): Promise<{ entry: RegistryEntry; pane: PaneRef | null }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'synapse-spawn-'));
   try {
@@ -155,12 +155,15 @@ async function openPaneAgent(
     const terminal = await paneTerminal(kind, deps.env);
     const opened = terminal.open({ argv: deps.paneArgv(specFile), cwd: deps.cwd, title: spec.flags.name ?? spec.profile });
     const registry = openRegistry(deps.env);
-    const deadline = Date.now() + readyWithinMs;
+    const deadline = Date.now() + PANE_READY_MS;
+    // With `readyWithinMs`, the CLI has that long from the agent's registration (as in the background).
+    let upBy = Number.POSITIVE_INFINITY;
     let agentId: string | null = null;
     for (;;) {
       const result: PaneResult | null = agentId ? null : readResult(paneSpec.result);
       if (result && 'error' in result) throw new SynapseError(result.error.code, result.error.message);
       if (result) agentId = result.agent_id;
+      if (agentId && readyWithinMs !== undefined && upBy === Number.POSITIVE_INFINITY) upBy = Date.now() + readyWithinMs;
       const entry = agentId ? registry.read(agentId) : null;
       if (entry && entry.status !== 'STARTING') return { entry, pane: paneOfEntry(entry) ?? opened };
       if (opened && terminal.alive(opened) === false) {
@@ -171,10 +174,10 @@ async function openPaneAgent(
           `the ${spec.profile} agent's ${kind} pane closed during start-up${agentId ? `; \`synapse logs ${agentId}\` says why` : ''}`,
         );
       }
-      if (Date.now() >= deadline) {
+      if (Date.now() >= Math.min(deadline, upBy)) {
         throw new SynapseError(
           'agent_not_ready',
-          `the ${spec.profile} agent did not come up within ${readyWithinMs / 1000} s${agentId ? `; \`synapse logs ${agentId} --screen\` shows its screen` : ''}`,
+          `the ${spec.profile} agent did not come up within ${(upBy < deadline ? readyWithinMs! : PANE_READY_MS) / 1000} s${agentId ? `; \`synapse logs ${agentId} --screen\` shows its screen` : ''}`,
           // Still running in its pane: the caller may stop it (`session restore` does).
           agentId ? { agent_id: agentId } : undefined,
         );
