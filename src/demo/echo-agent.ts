@@ -125,16 +125,18 @@ class EchoAgent {
     const asked = this.opts.conversation;
     if (asked) {
       const opened = openConversation(this.opts.sessionDir, asked);
-      if ('error' in opened) {
+      if (opened === null) this.write('No earlier conversation to resume; starting a new one.\r\n');
+      else if ('error' in opened) {
         this.write(`${opened.error}\r\n`);
         process.exit(1);
+      } else {
+        this.conversation = opened;
+        if (asked.kind === 'resume' && this.opts.resumeHangs) {
+          this.write(`Resuming conversation ${opened.id}…\r\n`);
+          return; // never comes up: the prompt is never drawn
+        }
+        if (asked.kind === 'resume') this.write(`Resumed conversation ${opened.id}: ${opened.messages.length} earlier message(s).\r\n`);
       }
-      this.conversation = opened;
-      if (asked.kind === 'resume' && this.opts.resumeHangs) {
-        this.write(`Resuming conversation ${opened.id}…\r\n`);
-        return; // never comes up: the prompt is never drawn
-      }
-      if (asked.kind === 'resume') this.write(`Resumed conversation ${opened.id}: ${opened.messages.length} earlier message(s).\r\n`);
     }
     setTimeout(() => {
       const code = this.opts.exitAtStart;

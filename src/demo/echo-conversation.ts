@@ -41,10 +41,14 @@ function latest(dir: string): string | null {
   return stamped[0]?.id ?? null;
 }
 
-/** Opens the asked conversation, or says why not (as the real CLIs do, before their first prompt). */
-export function openConversation(dir: string, asked: ConversationRequest): Conversation | { error: string } {
+/**
+ * Opens the asked conversation, or says why not (as the real CLIs do, before their first prompt).
+ * Null: `--resume`/`--continue` without an id and nothing to go on with (the agent starts afresh,
+ * recording nothing).
+ */
+export function openConversation(dir: string, asked: ConversationRequest): Conversation | { error: string } | null {
   const id = asked.id ?? latest(dir);
-  if (id === null) return { error: 'No conversation found to continue.' };
+  if (id === null) return null;
   if (!ID.test(id)) return { error: `"${id}" is not a conversation id (letters, digits, ".", "_" and "-").` };
   const file = path.join(dir, `${id}.json`);
   const earlier = readMessages(file);
