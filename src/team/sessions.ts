@@ -35,8 +35,11 @@ const SavedMemberSchema = Type.Object({
   port: Nullable(Type.Integer({ minimum: 1, maximum: 65535 })),
   worktree: Nullable(WorktreeSchema),
   working_dir: Type.String({ minLength: 1 }),
-  /** The CLI's conversation id (`--resume` goes on with it); null when unknown. */
-  session_id: Nullable(Type.String({ minLength: 1 })),
+  /**
+   * The CLI's conversation id (`--resume` goes on with it); null when unknown. It becomes a CLI
+   * argument: never one that starts with `-` (a session file edited to pass a flag is refused).
+   */
+  session_id: Nullable(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' })),
 });
 
 const SessionSchema = Type.Object({

@@ -223,12 +223,37 @@ describe('session list, show, delete and names', () => {
     const none = await cli(['session', 'save', 'empty']);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('no running agents in this project');
+    fs.mkdirSync(path.join(repo, '.synapse', 'sessions'), { recursive: true });
     fs.writeFileSync(path.join(repo, '.synapse', 'sessions', 'broken.json'), '{"name": "broken", "agents": [{"profile": 7}]}');
     const listed = JSON.parse((await cli(['session', 'list', '--json'])).stdout);
     expect(listed.find((s: { name: string }) => s.name === 'broken').error).toMatch(/broken\.json/);
     const shown = await cli(['session', 'restore', 'broken']);
     expect(shown.code).toBe(1);
     expect(shown.stderr).toMatch(/broken\.json/);
+    // A conversation id becomes a CLI argument: one that would pass a flag is refused, nothing starts.
+    const hostile = {
+      name: 'hostile',
+      saved_at: new Date().toISOString(),
+      project_dir: repo,
+      agents: [
+        {
+          agent_id: 'synapse-echo-1',
+          profile: 'echo',
+          name: 'mal',
+          role: null,
+          skill_set: null,
+          port: null,
+          worktree: null,
+          working_dir: repo,
+          session_id: '--exit-at-start',
+        },
+      ],
+    };
+    fs.writeFileSync(path.join(repo, '.synapse', 'sessions', 'hostile.json'), JSON.stringify(hostile));
+    const refused = await cli(['session', 'restore', 'hostile', '--resume']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/hostile\.json: \/agents\/0\/session_id/);
+    expect(entryNamed('mal')).toBeUndefined();
   }, 30_000);
 
   it('names that would leave the sessions directory are refused by every subcommand, and nothing is written', async () => {
@@ -251,6 +276,7 @@ describe('session list, show, delete and names', () => {
       expect(res.stderr).toContain('is not a session name');
     }
     expect(fs.readFileSync(outside, 'utf8')).toBe('{}');
-    expect(fs.readdirSync(path.join(repo, '.synapse', 'sessions')).filter((f) => !f.endsWith('.json'))).toEqual([]);
+    const dir = path.join(repo, '.synapse', 'sessions');
+    expect(fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => !f.endsWith('.json')) : []).toEqual([]);
   }, 60_000);
 });
