@@ -12,6 +12,7 @@ import { registerStoreCommands } from './commands/team-store.js';
 import { registerWorktreeCommands } from './commands/worktree.js';
 import { registerWorkflowCommands } from './commands/workflow.js';
 import { registerTeamCommands } from './commands/team.js';
+import { registerSessionCommands } from './commands/session.js';
 import { VERSION } from '../version.js';
 
 const { Command: CommandClass } = requireCjs('commander') as typeof Commander;
@@ -51,6 +52,7 @@ export function buildProgram(profiles?: string): Command {
   registerWorkflowCommands(program);
   registerAuthCommands(program);
   registerTeamCommands(program);
+  registerSessionCommands(program);
   return program;
 }
 

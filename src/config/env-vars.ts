@@ -256,6 +256,15 @@ export const ENV_VARS = {
     default: true,
     description: 'On exit of an interactive named agent, ask "Save this agent definition for reuse? [y/N]" (false: never ask).',
   },
+  // issue 16, sessions
+  SYNAPSE_RESUME_TIMEOUT: {
+    kind: 'number',
+    default: 10,
+    min: 0.1,
+    max: 600,
+    unit: 'seconds',
+    description: '`synapse session restore --resume`: seconds a resumed CLI may take to reach READY before it is stopped and started fresh.',
+  },
   // Issue 15 §4 TLS and §6 data at rest.
   SYNAPSE_USE_HTTPS: {
     kind: 'flag',

@@ -2,6 +2,8 @@ import { peerTls, transportFor, type PeerTls } from '../a2a/peer-tls.js';
 import { numberSetting } from '../config/env-number.js';
 import { envSetting } from '../config/env-setting.js';
 import { apiKeyHeaders } from '../config/auth-keys.js';
+import { agentStateDir } from '../config/paths.js';
+import { openConversation, type Conversation, type ConversationRequest } from './echo-conversation.js';
 
 /**
  * The built-in echo agent: a tiny program that behaves like an agent CLI, so Synapse can be
@@ -14,10 +16,14 @@ import { apiKeyHeaders } from '../config/auth-keys.js';
  * messages through the reply route, like an agent that forgets to reply), --exit-at-start CODE
  * (ECHO_EXIT_AT_START: print why and exit with CODE before the first prompt, like a CLI that
  * refuses to start), ECHO_BANNER_LINES N (print N numbered lines at start-up: a long history,
- * for tests of a full scrollback). Directives inside a message: [[wait: SECONDS]] thinks that long; [[exit:
+ * for tests of a full scrollback). Conversations (echo-conversation.ts): --session-id ID records
+ * every message in `<ECHO_SESSION_DIR>/<ID>.json`; --resume [ID] and --continue go on with an
+ * earlier one (the last one without an ID) and say so at start; ECHO_RESUME_HANG=1 makes a resume
+ * hang before the first prompt (a CLI whose resume never comes up). Directives inside a message: [[wait: SECONDS]] thinks that long; [[exit:
  * CODE]] exits mid-turn; [[quiet]] ends the turn without printing anything and without a reply
  * (an agent that forgets both: the sender gets MISSING_REPLY); [[ask: CMD]] first shows a
- * permission menu (like the real CLIs' approval dialogs: arrows move, Enter picks, ESC denies).
+ * permission menu (like the real CLIs' approval dialogs: arrows move, Enter picks, ESC denies);
+ * [[history]] answers with the earlier messages of the conversation.
  */
 const PROMPT = 'echo> ';
 const CONT = ' '.repeat(PROMPT.length);
@@ -41,6 +47,12 @@ interface Options {
   exitAtStart: number | undefined;
   /** Numbered lines printed at start-up, before the first prompt. */
   bannerLines: number;
+  /** The conversation to record into or go on with; null records nothing. */
+  conversation: ConversationRequest | null;
+  /** Where conversations are kept (`ECHO_SESSION_DIR`, default `<state dir>/echo-sessions`). */
+  sessionDir: string;
+  /** A resume never shows the first prompt (`ECHO_RESUME_HANG=1`). */
+  resumeHangs: boolean;
 }
 
 /** What `synapse reply` does, without starting a process: POST the answer to our own agent. */
@@ -65,6 +77,13 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
     https: envSetting(env, 'SYNAPSE_USE_HTTPS') ? { tls: peerTls(env) } : null,
     exitAtStart: numberSetting(env, 'ECHO_EXIT_AT_START', { integer: true, min: 0, max: 255 }),
     bannerLines: numberSetting(env, 'ECHO_BANNER_LINES', { default: 0, integer: true, min: 0, max: 1_000_000 }),
+    conversation: null,
+    sessionDir: env.ECHO_SESSION_DIR || `${agentStateDir(env)}/echo-sessions`,
+    resumeHangs: env.ECHO_RESUME_HANG === '1',
+  };
+  const value = (i: number) => {
+    const next = argv[i + 1];
+    return next !== undefined && !next.startsWith('-') ? next : null;
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -73,6 +92,12 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
     else if (a === '--swallow') opts.swallow = true;
     else if (a === '--no-reply') opts.autoReply = false;
     else if (a === '--exit-at-start') opts.exitAtStart = Number(argv[++i]);
+    else if (a === '--session-id' && value(i)) opts.conversation = { kind: 'new', id: argv[++i]! };
+    else if (a === '--resume') {
+      const id = value(i);
+      if (id) i++;
+      opts.conversation = { kind: 'resume', id };
+    } else if (a === '--continue') opts.conversation = { kind: 'resume', id: null };
   }
   // A flag's bad value falls back to the default (the variables above are refused instead).
   if (!Number.isFinite(opts.thinkMs) || opts.thinkMs < 0) opts.thinkMs = 300;
@@ -86,6 +111,7 @@ class EchoAgent {
   private thinking: { timer: NodeJS.Timeout; spin: NodeJS.Timeout } | null = null;
   private ready = false;
   private dialog: { command: string; selected: number; resolve: (allowed: boolean) => void } | null = null;
+  private conversation: Conversation | null = null;
 
   constructor(
     private readonly opts: Options,
@@ -96,6 +122,22 @@ class EchoAgent {
     this.write('\x1b[?2004h'); // we understand bracketed paste
     this.write('Echo agent — built into Synapse. Type a message and press Enter.\r\n');
     if (this.opts.bannerLines > 0) this.write(Array.from({ length: this.opts.bannerLines }, (_, i) => `history line ${i + 1}\r\n`).join(''));
+    const asked = this.opts.conversation;
+    if (asked) {
+      const opened = openConversation(this.opts.sessionDir, asked);
+      if (opened === null) this.write('No earlier conversation to resume; starting a new one.\r\n');
+      else if ('error' in opened) {
+        this.write(`${opened.error}\r\n`);
+        process.exit(1);
+      } else {
+        this.conversation = opened;
+        if (asked.kind === 'resume' && this.opts.resumeHangs) {
+          this.write(`Resuming conversation ${opened.id}…\r\n`);
+          return; // never comes up: the prompt is never drawn
+        }
+        if (asked.kind === 'resume') this.write(`Resumed conversation ${opened.id}: ${opened.messages.length} earlier message(s).\r\n`);
+      }
+    }
     setTimeout(() => {
       const code = this.opts.exitAtStart;
       if (code !== undefined && Number.isInteger(code)) {
@@ -238,13 +280,22 @@ class EchoAgent {
     this.answer(text);
   }
 
+  /** `[[history]]`: the conversation's earlier messages, one line each. */
+  private historyText(): string {
+    const earlier = this.conversation?.messages ?? [];
+    const rows = earlier.map((m, i) => `  ${i + 1}. ${m.replace(/\s+/g, ' ').slice(0, 200)}`);
+    return [`HISTORY: ${earlier.length} earlier message(s)${this.conversation ? ` in conversation ${this.conversation.id}` : ''}`, ...rows].join('\n');
+  }
+
   private answer(text: string): void {
     const exit = /\[\[exit:\s*(\d+)\]\]/.exec(text);
     const quiet = text.includes('[[quiet]]');
     const wait = /\[\[wait:\s*([\d.]+)\]\]/.exec(text);
     const thinkMs = wait ? Number(wait[1]) * 1000 : this.opts.thinkMs;
+    const reply = text.includes('[[history]]') ? this.historyText() : `ECHO: ${text}`;
+    this.conversation?.record(text);
     // The answer streams in line by line while the spinner runs, like a model's tokens.
-    const lines = quiet ? [''] : `ECHO: ${text}`.split('\n');
+    const lines = quiet ? [''] : reply.split('\n');
     let shown = 0;
     let frame = 0;
     const started = Date.now();
@@ -271,7 +322,7 @@ class EchoAgent {
       this.write(`\r\x1b[2K${lines.slice(shown).join('\r\n')}\r\n`);
       this.drawPrompt();
       if (this.opts.autoReply && this.opts.port !== undefined && text.includes('[REPLY EXPECTED]'))
-        void autoReply(this.opts.port, this.opts.https, `ECHO: ${text}`, this.opts.keyHeaders);
+        void autoReply(this.opts.port, this.opts.https, reply, this.opts.keyHeaders);
     }, thinkMs);
     this.thinking = { timer, spin };
   }

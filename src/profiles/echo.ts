@@ -21,7 +21,7 @@ export const echoProfile: Profile = {
   env: {},
   dropEnv: [],
   ports: PORT_RANGES.echo,
-  resumeFlags: ['--resume'],
+  resumeFlags: ['--resume', '--continue'],
   permission: { question: /Allow this\?/, select: 'digit' },
   submit: { bracketedPaste: true, key: '\r', delayMs: 5, confirmMs: 1500 },
   interrupt: { kind: 'key', key: '\x1b' },

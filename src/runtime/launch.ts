@@ -46,7 +46,7 @@ function goneError(pid: number, logFile: string, env: Env): SynapseError {
  * its HTTP side answers) and its CLI is up (its status is no longer STARTING); throws with the
  * CLI's exit code and last screen lines when the CLI exits before that.
  */
-export async function launchBackground(opts: { synapseArgs: string[]; env: Env; cwd: string; timeoutMs?: number }): Promise<Launched> {
+export async function launchBackground(opts: { synapseArgs: string[]; env: Env; cwd: string; timeoutMs?: number; upWithinMs?: number }): Promise<Launched> {
   const dir = logsDir(opts.env);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -73,7 +73,7 @@ export async function launchBackground(opts: { synapseArgs: string[]; env: Env; 
     // EXITED: the agent is shutting down (its CLI exited); wait for the process to say why.
     if (alive && entry && entry.status !== 'STARTING' && entry.status !== 'EXITED') return { entry, logFile, stillStarting: false };
     if (!alive) throw goneError(pid, logFile, opts.env);
-    if (entry) upBy ??= Date.now() + CLI_UP_MS;
+    if (entry) upBy ??= Date.now() + (opts.upWithinMs ?? CLI_UP_MS);
     if (upBy !== null && Date.now() >= upBy && entry) return { entry, logFile, stillStarting: true };
     if (!entry && Date.now() >= registerBy) {
       throw new SynapseError('internal', `the agent did not register within ${(opts.timeoutMs ?? REGISTER_MS) / 1000} s; see ${logFile}`);

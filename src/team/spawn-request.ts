@@ -19,6 +19,12 @@ export interface SpawnRequest {
   terminal?: TerminalKind | 'auto' | undefined;
   cliArgs?: string[] | undefined;
   autoApprove?: boolean | undefined;
+  /**
+   * How long its CLI may take to come up before the spawn gives up on it (`session restore
+   * --resume`: a resume that hangs is started afresh); default 45 s in a pane, 30 s in the
+   * background (where the spawn then returns with `still_starting`).
+   */
+  readyWithinMs?: number | undefined;
 }
 
 /** The request with the saved agent (if the target is one) filled in; the request's own options win. */

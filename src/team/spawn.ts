@@ -39,7 +39,8 @@ export interface SpawnDeps {
   cwd: string;
   /** The spawning parent (recorded as `spawned_by_pid`, for `synapse cleanup`). */
   parentPid: number;
-  background(spec: LaunchSpec, env: Env): Promise<{ entry: RegistryEntry; logFile: string; stillStarting: boolean }>;
+  /** `upWithinMs`: how long the CLI may take to come up before it returns with `stillStarting`. */
+  background(spec: LaunchSpec, env: Env, upWithinMs?: number): Promise<{ entry: RegistryEntry; logFile: string; stillStarting: boolean }>;
   paneArgv(specFile: string): string[];
   /** Deploys a skill set for the new agent and tells it to load it. */
   applySkillSet(agentId: string, set: string): Promise<void>;
@@ -113,10 +114,10 @@ export async function spawnAgent(req: SpawnRequest, deps: SpawnDeps): Promise<Sp
   const base = { profile: r.profile, terminal, skill_set: r.skillSet ?? null, saved_agent: r.savedId };
   let spawned: Spawned;
   if (terminal === 'background') {
-    const { entry, logFile, stillStarting } = await deps.background(spec, env);
+    const { entry, logFile, stillStarting } = await deps.background(spec, env, req.readyWithinMs);
     spawned = { ...entryPart(entry), ...base, pane: null, log_file: logFile, attach: `synapse logs ${entry.agent_id} -f`, still_starting: stillStarting };
   } else {
-    const { entry, pane } = await openPaneAgent(spec, terminal, env, deps);
+    const { entry, pane } = await openPaneAgent(spec, terminal, env, deps, req.readyWithinMs);
     spawned = { ...entryPart(entry), ...base, pane, log_file: entry.log_file, attach: `synapse jump ${entry.agent_id}`, still_starting: false };
   }
   if (r.skillSet) await deps.applySkillSet(spawned.agent_id, r.skillSet);
@@ -138,7 +139,13 @@ function readResult(file: string): PaneResult | null {
 }
 
 /** Opens the pane, then waits for its agent to register and its CLI to come up. */
-async function openPaneAgent(spec: LaunchSpec, kind: PaneKind, env: Env, deps: SpawnDeps): Promise<{ entry: RegistryEntry; pane: PaneRef | null }> {
+async function openPaneAgent(
+  spec: LaunchSpec,
+  kind: PaneKind,
+  env: Env,
+  deps: SpawnDeps,
+  readyWithinMs: number | undefined,
+): Promise<{ entry: RegistryEntry; pane: PaneRef | null }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'synapse-spawn-'));
   try {
     const specFile = path.join(dir, 'spec.json');
@@ -149,11 +156,14 @@ async function openPaneAgent(spec: LaunchSpec, kind: PaneKind, env: Env, deps: S
     const opened = terminal.open({ argv: deps.paneArgv(specFile), cwd: deps.cwd, title: spec.flags.name ?? spec.profile });
     const registry = openRegistry(deps.env);
     const deadline = Date.now() + PANE_READY_MS;
+    // With `readyWithinMs`, the CLI has that long from the agent's registration (as in the background).
+    let upBy = Number.POSITIVE_INFINITY;
     let agentId: string | null = null;
     for (;;) {
       const result: PaneResult | null = agentId ? null : readResult(paneSpec.result);
       if (result && 'error' in result) throw new SynapseError(result.error.code, result.error.message);
       if (result) agentId = result.agent_id;
+      if (agentId && readyWithinMs !== undefined && upBy === Number.POSITIVE_INFINITY) upBy = Date.now() + readyWithinMs;
       const entry = agentId ? registry.read(agentId) : null;
       if (entry && entry.status !== 'STARTING') return { entry, pane: paneOfEntry(entry) ?? opened };
       if (opened && terminal.alive(opened) === false) {
@@ -164,10 +174,12 @@ async function openPaneAgent(spec: LaunchSpec, kind: PaneKind, env: Env, deps: S
           `the ${spec.profile} agent's ${kind} pane closed during start-up${agentId ? `; \`synapse logs ${agentId}\` says why` : ''}`,
         );
       }
-      if (Date.now() >= deadline) {
+      if (Date.now() >= Math.min(deadline, upBy)) {
         throw new SynapseError(
           'agent_not_ready',
-          `the ${spec.profile} agent did not come up within ${PANE_READY_MS / 1000} s${agentId ? `; \`synapse logs ${agentId} --screen\` shows its screen` : ''}`,
+          `the ${spec.profile} agent did not come up within ${(upBy < deadline ? readyWithinMs! : PANE_READY_MS) / 1000} s${agentId ? `; \`synapse logs ${agentId} --screen\` shows its screen` : ''}`,
+          // Still running in its pane: the caller may stop it (`session restore` does).
+          agentId ? { agent_id: agentId } : undefined,
         );
       }
       await new Promise((r) => setTimeout(r, 50));

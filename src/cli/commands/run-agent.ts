@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { mergeArgs } from '../../profiles/args.js';
+import { findConversationId, findsConversationLater, withConversationId } from '../../profiles/conversation.js';
 import { getProfile, listProfiles, reservedRanges } from '../../profiles/index.js';
 import { resolveCommand } from '../../runtime/terminal.js';
 import { SynapseError } from '../../errors.js';
@@ -126,10 +127,19 @@ export async function runForeground(profileName: string, cliArgs: string[], give
       ? await (await import('../start-prompts.js')).askNameRole()
       : { name: flags.name, role };
   const { startAgent } = await import('../../runtime/start-agent.js');
+  // The CLI's conversation id, given to it where it takes one (`--session-id`), for `synapse session`.
+  const conversation = withConversationId(profile.id, cliArgsFor(profile, cliArgs, flags.autoApprove));
+  const extras: Record<string, unknown> = {
+    ...more.extras,
+    ...(skillSet ? { skill_set: skillSet } : {}),
+    ...(worktree ? { worktree: worktree.place } : {}),
+    ...(conversation.sessionId ? { session_id: conversation.sessionId } : {}),
+  };
+  const startedAt = Date.now();
   const agent = await startAgent({
     profile,
     headless,
-    cliArgs: cliArgsFor(profile, cliArgs, flags.autoApprove),
+    cliArgs: conversation.args,
     cwd: io.cwd,
     env: io.env,
     settings,
@@ -138,10 +148,10 @@ export async function runForeground(profileName: string, cliArgs: string[], give
     ...(who.role ? { role: who.role } : {}),
     ...(flags.port !== undefined ? { port: flags.port } : {}),
     ...(flags.host ? { host: flags.host } : {}),
-    ...(more.extras || skillSet || worktree
-      ? { extras: { ...more.extras, ...(skillSet ? { skill_set: skillSet } : {}), ...(worktree ? { worktree: worktree.place } : {}) } }
-      : {}),
+    ...(Object.keys(extras).length > 0 || findsConversationLater(profile.id) ? { extras } : {}),
   });
+  if (!conversation.sessionId && findsConversationLater(profile.id))
+    followConversationId(profile.id, extras, { cwd: io.cwd, sinceMs: startedAt - 2000, env: io.env });
   if (headless) io.out(`${agent.agentId} ready for HTTP on ${agent.endpoint}\n`);
   else routeConsoleToLog(agent.logger);
   await more.onStarted?.(agent.agentId);
@@ -160,6 +170,28 @@ export async function runForeground(profileName: string, cliArgs: string[], give
     await (await import('./save-agent-prompt.js')).offerToSave({ profile: profile.id, name: who.name, role: who.role, skillSet, port: flags.port }, io);
   return code;
 }
+
+/**
+ * A CLI that takes no conversation id at start (Codex) writes one in its session files once it
+ * runs: looked for every few seconds for a while, and put into the registry entry's extras (the
+ * next heartbeat writes it) once found.
+ */
+function followConversationId(
+  profile: ReturnType<typeof getProfile>['id'],
+  extras: Record<string, unknown>,
+  where: Parameters<typeof findConversationId>[1],
+): void {
+  const until = Date.now() + FOLLOW_CONVERSATION_MS;
+  const look = () => {
+    const id = findConversationId(profile, where);
+    if (id) extras.session_id = id;
+    else if (Date.now() < until) setTimeout(look, 3000).unref();
+  };
+  setTimeout(look, 3000).unref();
+}
+
+/** How long a CLI's session files are watched for its conversation id. */
+const FOLLOW_CONVERSATION_MS = 10 * 60_000;
 
 /** `--agent/-A`: the saved agent's fields under the flags; its profile must be the one run. */
 async function withSavedAgent(profile: string, flags: RunFlags, io: CommandIo): Promise<{ flags: RunFlags; skillSet: string | undefined }> {

@@ -19,9 +19,9 @@ export async function spawnDeps(io: CommandIo): Promise<SpawnDeps> {
     env: io.env,
     cwd: io.cwd,
     parentPid: spawningParent(io.env, io.parentPid),
-    background: (spec, env) => {
+    background: (spec, env, upWithinMs) => {
       checkInstalled(getProfile(spec.profile).command, env);
-      return launchBackground({ synapseArgs: detachedArgs(spec), env, cwd: io.cwd });
+      return launchBackground({ synapseArgs: detachedArgs(spec), env, cwd: io.cwd, ...(upWithinMs !== undefined ? { upWithinMs } : {}) });
     },
     paneArgv: (file) => [process.execPath, synapseBin, PANE_AGENT, file],
     applySkillSet: (agentId, set) => applySkillSet(agentId, set, io),
