@@ -224,6 +224,14 @@ export const ENV_VARS = {
     unit: 'messages',
     description: "Messages one sender may have waiting in an agent's inbox; the next is refused with 429 and Retry-After.",
   },
+  SYNAPSE_KILL_TIMEOUT: {
+    kind: 'number',
+    default: 30,
+    min: 0,
+    unit: 'seconds',
+    description:
+      '`synapse kill`: how long to wait for an agent to exit after asking it to shut down, before SIGTERM and SIGKILL (`-t` overrides; `-f` kills at once).',
+  },
   SYNAPSE_SCROLLBACK_LINES: {
     kind: 'number',
     default: 2000,
