@@ -106,7 +106,7 @@ describe('the npm package', () => {
   it(
     'runs from the tarball with npx, no install',
     () => {
-      const r = run('npx', ['--yes', tarball, '--version']);
+      const r = run('npx', ['--yes', '--package', tarball, '--', 'synapse', '--version']);
       expect(r.status, r.out).toBe(0);
       expect(r.out.trim().split('\n').at(-1)).toBe(version);
     },
