@@ -104,6 +104,13 @@ export const ENV_VARS = {
     description: 'Web origins allowed to call an agent besides its own (comma-separated, e.g. https://dash.example.com).',
   },
   SYNAPSE_FILE_SAFETY_ENABLED: { kind: 'flag', default: true, description: 'File locks and change records (synapse file-safety).' },
+  SYNAPSE_FILE_SAFETY_RETENTION_DAYS: {
+    kind: 'number',
+    default: 30,
+    min: 0,
+    unit: 'days',
+    description: 'File-safety change records older than this (and stale locks) are purged by each agent soon after it starts and then daily.',
+  },
   SYNAPSE_FILE_SAFETY_DB_PATH: { kind: 'text', defaultText: '.synapse/file_safety.db', description: 'The file-safety database, relative to the project.' },
   SYNAPSE_SHARED_MEMORY_ENABLED: { kind: 'flag', default: true, description: 'The shared memory (synapse memory).' },
   SYNAPSE_HISTORY_ENABLED: { kind: 'flag', default: true, description: 'Recording of finished tasks in the history.' },
