@@ -90,7 +90,7 @@ describe('the npm package', () => {
       const bin = path.join(prefix, 'bin', 'synapse');
       const v = run(bin, ['--version']);
       expect(v.status, v.out).toBe(0);
-      expect(v.out.trim()).toBe(version);
+      expect(v.stdout.trim()).toBe(version);
       // Native modules were built by their packages for this Node.
       const pkgDir = path.join(prefix, 'lib', 'node_modules', 'synapse-a2a', 'node_modules');
       expect(fs.existsSync(path.join(pkgDir, 'node-pty', 'build', 'Release', 'pty.node'))).toBe(true);
@@ -108,7 +108,7 @@ describe('the npm package', () => {
     () => {
       const r = run('npx', ['--yes', '--package', tarball, '--', 'synapse', '--version']);
       expect(r.status, r.out).toBe(0);
-      expect(r.out.trim().split('\n').at(-1)).toBe(version);
+      expect(r.stdout.trim()).toBe(version);
     },
     INSTALL_MS,
   );
