@@ -104,6 +104,13 @@ export const ENV_VARS = {
     description: 'Web origins allowed to call an agent besides its own (comma-separated, e.g. https://dash.example.com).',
   },
   SYNAPSE_FILE_SAFETY_ENABLED: { kind: 'flag', default: true, description: 'File locks and change records (synapse file-safety).' },
+  SYNAPSE_FILE_SAFETY_RETENTION_DAYS: {
+    kind: 'number',
+    default: 30,
+    min: 0,
+    unit: 'days',
+    description: 'File-safety change records older than this (and stale locks) are purged by each agent soon after it starts and then daily.',
+  },
   SYNAPSE_FILE_SAFETY_DB_PATH: { kind: 'text', defaultText: '.synapse/file_safety.db', description: 'The file-safety database, relative to the project.' },
   SYNAPSE_SHARED_MEMORY_ENABLED: { kind: 'flag', default: true, description: 'The shared memory (synapse memory).' },
   SYNAPSE_HISTORY_ENABLED: { kind: 'flag', default: true, description: 'Recording of finished tasks in the history.' },
@@ -223,6 +230,14 @@ export const ENV_VARS = {
     min: 1,
     unit: 'messages',
     description: "Messages one sender may have waiting in an agent's inbox; the next is refused with 429 and Retry-After.",
+  },
+  SYNAPSE_KILL_TIMEOUT: {
+    kind: 'number',
+    default: 30,
+    min: 0,
+    unit: 'seconds',
+    description:
+      '`synapse kill`: how long to wait for an agent to exit after asking it to shut down, before SIGTERM and SIGKILL (`-t` overrides; `-f` kills at once).',
   },
   SYNAPSE_SCROLLBACK_LINES: {
     kind: 'number',

@@ -1,14 +1,8 @@
 import type { Env } from '../config/paths.js';
 import type { RegistryEntry } from './entry.js';
-import { readProcStat } from './proc-stat.js';
+import { parentReader, type ParentOf } from './ancestry.js';
 import { findTarget } from './targets.js';
 import { envSetting } from '../config/env-setting.js';
-
-/** Parent pid of `pid` from /proc (Linux); null where /proc is missing or the pid is gone. */
-function parentPid(pid: number): number | null {
-  const ppid = readProcStat(pid)?.ppid;
-  return ppid !== undefined && ppid > 0 ? ppid : null;
-}
 
 type SenderSource = 'flag' | 'env' | 'ancestry' | 'none';
 
@@ -40,11 +34,13 @@ function named(live: RegistryEntry[], query: string, source: 'flag' | 'env'): Se
  * `--from` and `SYNAPSE_AGENT_ID` are resolved like a target; naming several agents is an
  * `ambiguous_target` error.
  */
-export function resolveSender(live: RegistryEntry[], opts: { from?: string; env: Env; pid?: number }): Sender {
+export function resolveSender(live: RegistryEntry[], opts: { from?: string; env: Env; pid?: number; parentOf?: ParentOf }): Sender {
   if (opts.from) return named(live, opts.from, 'flag');
   const envId = envSetting(opts.env, 'SYNAPSE_AGENT_ID');
   if (envId) return named(live, envId, 'env');
   const pids = new Map(live.map((e) => [e.pid, e]));
+  if (pids.size === 0) return { entry: null, id: null, source: 'none', warning: null };
+  const parentPid = opts.parentOf ?? parentReader();
   let pid: number | null = opts.pid ?? process.ppid;
   for (let depth = 0; pid !== null && pid > 1 && depth < 64; depth++) {
     const hit = pids.get(pid);

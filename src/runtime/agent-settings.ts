@@ -29,6 +29,8 @@ export interface AgentSettings {
   peerTls: PeerTls | undefined;
   /** `SYNAPSE_LONG_MESSAGE_TTL`: a long-message file is removed this long after it was written. */
   longMessageTtlMs: number;
+  /** `SYNAPSE_FILE_SAFETY_RETENTION_DAYS`: file-safety change records older than this are purged. */
+  fileSafetyRetentionDays: number;
   /** `SYNAPSE_SCROLLBACK_LINES`: rows of the CLI's scrollback kept for status and replies. */
   scrollbackLines: number;
 }
@@ -53,5 +55,6 @@ export function agentSettings(env: Env): AgentSettings {
     peerTls: peerTls(env),
     longMessageTtlMs: envSetting(env, 'SYNAPSE_LONG_MESSAGE_TTL') * 1000,
     scrollbackLines: envSetting(env, 'SYNAPSE_SCROLLBACK_LINES'),
+    fileSafetyRetentionDays: envSetting(env, 'SYNAPSE_FILE_SAFETY_RETENTION_DAYS'),
   };
 }

@@ -26,6 +26,7 @@ import { CliSession } from './cli-session.js';
 import { DeliveryLoop } from './delivery.js';
 import type { EarlyCli } from './early-cli.js';
 import { startMessageSweep } from './message-files.js';
+import { startFileSafetyRetention } from './file-safety-retention.js';
 import { LiveOutput } from './live-output.js';
 import type { UserTerminal } from './passthrough.js';
 import type { PortClaim } from './port-claim.js';
@@ -272,7 +273,12 @@ class Agent {
   private buildDelivery(): DeliveryLoop {
     const { env } = this.opts;
     const msgDir = messageFileDir(env);
-    this.stopSweep = startMessageSweep(msgDir, this.f.settings.longMessageTtlMs);
+    const stopMessageSweep = startMessageSweep(msgDir, this.f.settings.longMessageTtlMs);
+    const stopRetention = startFileSafetyRetention(this.opts.cwd, env, this.f.settings.fileSafetyRetentionDays, (l) => this.logger.info(l));
+    this.stopSweep = () => {
+      stopMessageSweep();
+      stopRetention();
+    };
     const user = this.user;
     return new DeliveryLoop({
       tasks: this.tasks,

@@ -353,6 +353,14 @@ export function hasActiveLocks(projectDir: string, agentId: string, env: Env): b
   return locksHeldBy(projectDir, agentId, env).length > 0;
 }
 
+/**
+ * Retention (`SYNAPSE_FILE_SAFETY_RETENTION_DAYS`): change records older than `days` and every
+ * stale lock go; null when the project has no file-safety database.
+ */
+export function purgeFileSafety(projectDir: string, env: Env, days: number): { changes_deleted: number; locks_reaped: number } | null {
+  return withExisting(projectDir, env, null, (s) => s.cleanup(days));
+}
+
 /** File changes recorded with `--task <taskId>` (for `synapse trace`). */
 export function changesForTask(projectDir: string, taskId: string, env: Env): FileChange[] {
   return withExisting(projectDir, env, [], (s) => s.changesForTask(taskId));

@@ -89,12 +89,12 @@ Examples:
 
   program
     .command('kill')
-    .description('Stop an agent: ask it to shut down, then SIGTERM its process group after a timeout')
+    .description('Stop an agent: ask it to shut down, wait for it to exit (30 s, as the original), then SIGTERM and SIGKILL its process group')
     .argument('<target>', 'name, agent id, type-port or type')
     .option('-f, --force', 'SIGKILL now, without asking')
-    .option('-t, --timeout <seconds>', 'grace time before SIGTERM', '5')
-    .addHelpText('after', '\nExamples:\n  synapse kill alice\n  synapse kill echo-8191 -f')
-    .action(async (target: string, flags: { force?: boolean; timeout: string }) => {
+    .option('-t, --timeout <seconds>', 'grace time before SIGTERM (default: $SYNAPSE_KILL_TIMEOUT, else 30)')
+    .addHelpText('after', '\nExamples:\n  synapse kill alice\n  synapse kill alice -t 5\n  synapse kill echo-8191 -f')
+    .action(async (target: string, flags: { force?: boolean; timeout?: string }) => {
       const { killCommand } = await import('./lifecycle.js');
       await killCommand(target, flags, processIo());
     });

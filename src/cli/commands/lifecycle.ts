@@ -16,6 +16,7 @@ import { writtenByOriginal, type RegistryEntry } from '../../registry/entry.js';
 import type { CommandIo } from '../io.js';
 import { preview, renderTable } from '../table.js';
 import { loadSettings } from '../../config/settings.js';
+import { envSetting } from '../../config/env-setting.js';
 import type { ListColumn } from '../../config/keys.js';
 
 async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
@@ -133,8 +134,18 @@ export async function stopCommand(target: string, flags: { timeout: string }, io
 }
 
 /** `synapse kill <target>`: asks, then SIGTERM and SIGKILL to the process group; `-f` kills at once. */
-export async function killCommand(target: string, flags: { force?: boolean; timeout: string }, io: CommandIo): Promise<void> {
-  await closePane(await stopAgent(target, { timeoutMs: Number(flags.timeout) * 1000, force: flags.force === true, escalate: true }, io), io);
+/** How long `kill` waits for a graceful exit: `-t`, else `SYNAPSE_KILL_TIMEOUT` (30 s, the original's wait). */
+export function killGraceSeconds(flag: string | undefined, env: NodeJS.ProcessEnv): number {
+  if (flag === undefined) return envSetting(env, 'SYNAPSE_KILL_TIMEOUT');
+  const n = Number(flag);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(flag) || !Number.isFinite(n))
+    throw new SynapseError('usage', `--timeout must be a number of seconds (0 or more), got '${flag}'`);
+  return n;
+}
+
+export async function killCommand(target: string, flags: { force?: boolean; timeout?: string }, io: CommandIo): Promise<void> {
+  const timeoutMs = killGraceSeconds(flags.timeout, io.env) * 1000;
+  await closePane(await stopAgent(target, { timeoutMs, force: flags.force === true, escalate: true }, io), io);
 }
 
 /** An agent `synapse spawn` put in a pane: the pane goes with it (it closes by itself when the agent exits; this makes sure). */

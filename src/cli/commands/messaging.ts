@@ -41,7 +41,7 @@ export function registerMessagingCommands(program: Command): void {
     .option('--notify', 'return now; get the answer in your terminal when it arrives')
     .option('--silent', 'fire and forget')
     .option('--timeout <seconds>', 'with --wait: stop waiting after this long (exit 6); also bounds waiting for a target that is starting or busy (exit 4)')
-    .option('--from <agent>', 'send as this agent (default: $SYNAPSE_AGENT_ID, then the agent whose terminal runs this command)')
+    .option('-f, --from <agent>', 'send as this agent (default: $SYNAPSE_AGENT_ID, then the agent whose terminal runs this command)')
     .option('--force', 'send even though the target works in another directory (another worktree too)')
     .option('-T, --task', 'also create a linked task on the shared board, assigned to the target')
     .option('--json', 'print {task_id, target, status, receipt}')

@@ -123,5 +123,10 @@ describe('synapse send / interrupt / reply / broadcast (spawned)', () => {
     const help = await runCli(['send', '--help'], { env: t.env });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Examples:\n  synapse send codex "review src/app.ts" --wait');
+    // The original's short form of --from.
+    expect(help.stdout).toMatch(/-f, --from <agent> +send as this agent/);
+    const short = await runCli(['send', 'nobody', 'x', '-f', 'ghost', '--silent'], { env: t.env });
+    expect(short.stderr).not.toContain('unknown option');
+    expect(short.code).toBe(3);
   });
 });

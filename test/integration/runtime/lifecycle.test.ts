@@ -263,6 +263,22 @@ describe('agent lifecycle and registry', () => {
     expect(a.output()).not.toMatch(/signal 9/);
   });
 
+  it('kill waits 30 s for a graceful exit unless -t or SYNAPSE_KILL_TIMEOUT says otherwise, and refuses a bad value', async () => {
+    const { killGraceSeconds } = await import('../../../src/cli/commands/lifecycle.js');
+    expect(killGraceSeconds(undefined, {})).toBe(30);
+    expect(killGraceSeconds(undefined, { SYNAPSE_KILL_TIMEOUT: '12' })).toBe(12);
+    expect(killGraceSeconds('2.5', { SYNAPSE_KILL_TIMEOUT: '12' })).toBe(2.5);
+    expect(killGraceSeconds('0', {})).toBe(0);
+    const bad = await runCli(['kill', 'nobody', '-t', 'soon'], { env: t.env });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("--timeout must be a number of seconds (0 or more), got 'soon'");
+    const badEnv = await runCli(['kill', 'nobody'], { env: { ...t.env, SYNAPSE_KILL_TIMEOUT: '-1' } });
+    expect(badEnv.code).toBe(1);
+    expect(badEnv.stderr).toContain('SYNAPSE_KILL_TIMEOUT');
+    const help = await runCli(['kill', '--help'], { env: t.env });
+    expect(help.stdout).toContain('$SYNAPSE_KILL_TIMEOUT, else 30');
+  });
+
   it('start runs the agent in the background with a log; logs and kill work on it', async () => {
     const port = await freePort();
     const started = await runCli(['start', 'echo', '--name', 'bg', '--port', String(port), '--json'], { env: t.env });

@@ -31,3 +31,38 @@ describe('resolveSender', () => {
     expect(resolveSender(agents, { env: {}, pid: process.pid })).toEqual({ entry: null, id: null, source: 'none', warning: null });
   });
 });
+
+describe('resolveSender by ancestry where there is no /proc (macOS)', () => {
+  it('walks real parents with `ps` when /proc is hidden, as it does with /proc', async () => {
+    const { spawn } = await import('node:child_process');
+    const { parentReader, procParent } = await import('../../../src/registry/ancestry.js');
+    // A real grandchild: this process -> sh -> sleep. The agent is this process.
+    const sh = spawn('sh', ['-c', 'sleep 30 & echo $!; wait'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let grandchild = 0;
+    try {
+      grandchild = await new Promise<number>((resolve) => sh.stdout.once('data', (d: Buffer) => resolve(Number(String(d).trim()))));
+      const me = entry('echo', 8193, null, { pid: process.pid });
+      const seen: number[] = [];
+      const noProc = parentReader(false);
+      expect(noProc).not.toBe(procParent);
+      const viaPs = resolveSender([me], {
+        env: {},
+        pid: grandchild,
+        parentOf: (pid) => {
+          seen.push(pid);
+          return noProc(pid);
+        },
+      });
+      expect(viaPs).toMatchObject({ id: me.agent_id, source: 'ancestry' });
+      expect(seen).toEqual([grandchild, sh.pid]);
+      // The same answer as /proc gives, step by step.
+      expect(noProc(grandchild)).toBe(procParent(grandchild));
+      expect(noProc(sh.pid!)).toBe(process.pid);
+      // A pid that is gone has no parent either way.
+      expect(noProc(2 ** 22 + 7)).toBeNull();
+    } finally {
+      if (grandchild) process.kill(grandchild, 'SIGKILL');
+      sh.kill('SIGKILL');
+    }
+  });
+});
