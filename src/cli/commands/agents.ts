@@ -118,7 +118,7 @@ Examples:
 
   program
     .command('status')
-    .description("Show one agent's live status")
+    .description('Show one agent: live status, locks, board tasks and its last finished tasks from the history')
     .argument('<target>', 'name, agent id, type-port or type')
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExample:\n  synapse status alice --json')

@@ -258,7 +258,35 @@ function historyTrouble(live: Record<string, unknown> | null): string[] {
   return [`  history      NOT RECORDING: ${error}; ${Number(h.backlog)} waiting in memory${Number(h.dropped) > 0 ? `, ${Number(h.dropped)} dropped` : ''}`];
 }
 
-/** `synapse status <target>`: the registry entry, what the agent says live, its locks and board tasks. */
+interface RecentTask {
+  task_id: string;
+  status: string;
+  finished_at: string;
+  sender: string | null;
+  input: string;
+  output: string;
+}
+
+/** The agent's last finished tasks in the history, newest first (none when there is no history yet). */
+async function recentHistory(agentId: string, env: NodeJS.ProcessEnv, limit = 5): Promise<RecentTask[]> {
+  const { HistoryStore } = await import('../../store/history.js');
+  const history = HistoryStore.openExisting(env);
+  if (!history) return [];
+  try {
+    return history.list({ agent: agentId, limit }).map((e) => ({
+      task_id: e.task_id,
+      status: e.status,
+      finished_at: e.finished_at,
+      sender: e.sender_name ?? e.sender_id,
+      input: preview(e.input, 200),
+      output: preview(e.output, 200),
+    }));
+  } finally {
+    history.close();
+  }
+}
+
+/** `synapse status <target>`: the registry entry, what the agent says live, its locks, board tasks and recent history. */
 export async function agentStatus(target: string, flags: { json?: boolean }, io: CommandIo): Promise<void> {
   const { entry } = findAgent(target, io.env);
   const { live, why } = await liveStatus(entry, io.env);
@@ -267,7 +295,8 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
     ? withTaskBoard(entry.working_dir, (b) => b.list({ assignee: [entry.agent_id, ...(entry.name ? [entry.name] : [])], status: ['pending', 'in_progress'] }))
     : [];
   const original = writtenByOriginal(entry);
-  const out = { ...entry, original, live, locks, board_tasks: boardTasks };
+  const recent = await recentHistory(entry.agent_id, io.env);
+  const out = { ...entry, original, live, locks, board_tasks: boardTasks, recent_history: recent };
   if (flags.json) {
     io.out(`${JSON.stringify(out, null, 2)}\n`);
     return;
@@ -287,6 +316,12 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
     `  log          ${entry.log_file ?? '-'}`,
     `  locks        ${locks.length ? locks.map((l) => `${l.path}${l.intent ? ` (${l.intent})` : ''}`).join(', ') : '-'}`,
     `  board tasks  ${boardTasks.length ? boardTasks.map((t) => `${t.id.slice(0, 8)} ${t.status} ${t.subject}`).join('; ') : '-'}`,
+    ...(recent.length
+      ? recent.map(
+          (t, i) =>
+            `  ${i === 0 ? 'history     ' : '            '} ${t.task_id.slice(0, 8)} ${t.finished_at} ${t.status}  ${preview(t.input.replace(/\p{Cc}/gu, ' '), 60)}`,
+        )
+      : ['  history      -']),
   ];
   io.out(`${lines.join('\n')}\n`);
 }

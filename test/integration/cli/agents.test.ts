@@ -9,7 +9,7 @@ import { isPidAlive } from '../../../src/registry/liveness.js';
 import { withTaskBoard } from '../../../src/store/board.js';
 import { FileSafetyStore } from '../../../src/store/file-safety.js';
 import { runCommand, runJson, type IoOptions } from '../../support/cli-io.js';
-import { cleanupAll, freePort, getJson, startHeadless, tempHome, waitFor } from '../../support/synapse.js';
+import { cleanupAll, freePort, getJson, postJson, startHeadless, tempHome, textMessage, waitFor, waitForTask } from '../../support/synapse.js';
 
 /**
  * `synapse list / status / logs / stop / kill / start / profiles / doctor` in-process, against
@@ -87,6 +87,32 @@ describe('synapse list and status', () => {
     } finally {
       fs.rmSync(entryFile(two), { force: true });
     }
+  });
+
+  it('status shows the last finished tasks of the agent from the history, newest first, with no control bytes', async () => {
+    const env = { ...t.env, SYNAPSE_HISTORY_ENABLED: 'true' };
+    const a = await startHeadless('echo', { env, cwd: project, args: ['--name', 'histo'] });
+    for (const text of ['first job', 'second \x1b]52;c;aGk=\x07job']) {
+      const sent = await postJson(`${a.endpoint}/tasks/send`, textMessage(text));
+      expect(sent.status).toBe(202);
+      await waitForTask(a.endpoint, sent.body.task.id, 20_000);
+    }
+    const status = await waitFor(
+      async () => {
+        const s = await json((c) => agentStatus('histo', { json: true }, c), { env });
+        return s.recent_history.length === 2 ? s : null;
+      },
+      10_000,
+      'both tasks in the history',
+    );
+    expect(status.recent_history.map((h: { input: string; status: string }) => [h.input, h.status])).toEqual([
+      [expect.stringContaining('job'), 'completed'],
+      [expect.stringContaining('first job'), 'completed'],
+    ]);
+    const human = (await run((c) => agentStatus('histo', {}, c), { env })).stdout;
+    expect(human).toMatch(/^ {2}history {6}[0-9a-f]{8} \S+ completed {2}.*job$/m);
+    expect(human).toMatch(/^ {15}[0-9a-f]{8} \S+ completed {2}.*first job$/m);
+    expect(human).not.toMatch(/\p{Cc}(?<!\n)/u);
   });
 
   it('list and target resolution say which registry files they skipped and why, and leave them in place', async () => {
