@@ -54,6 +54,11 @@ export const claudeProfile: Profile = {
   ports: PORT_RANGES.claude,
   resumeFlags: ['--resume', '--continue', '-r', '-c'],
   permission: { question: /Do you want to (proceed|make this edit|create|allow)|Do you trust the files in this folder/, select: 'digit' },
+  // Plan mode's approval screen (2.1.197, test/fixtures/screens/claude/2.1.197/waiting/plan-approval.txt):
+  // `1. Yes, and use auto mode / 2. Yes, manually approve edits / 3. Tell Claude what to change`.
+  // Approve is 2 (a peer's approval does not also switch off the edit prompts); 3 only selects the
+  // feedback field, and Enter on it empty rejects.
+  plan: { question: /Would you like to proceed\?/, heading: /Here is Claude's plan:/, approveKeys: ['2'], rejectKeys: ['3', '\r'] },
   autoApproveArgs: ['--dangerously-skip-permissions'],
   // A CR in the same write as the paste is taken as part of it; 50 ms apart always submits.
   submit: { bracketedPaste: true, key: '\r', delayMs: 50, confirmMs: 3000 },
@@ -64,6 +69,7 @@ export const claudeProfile: Profile = {
   status: {
     waiting: [
       { patterns: [/Do you want to (proceed|make this edit|create|allow)/] },
+      { patterns: [/Would you like to proceed\?/, /Here is Claude's plan:/] },
       { patterns: [/❯\s*1\.\s*Yes/] },
       { patterns: [/Detected a custom API key/] },
       { patterns: [/Yes, I accept/] },

@@ -1,3 +1,4 @@
+import { parsePlanDialog, type PlanPrompt } from '../profiles/plan.js';
 import { answerKeys, parseNumberedDialog, parseRowDialog, pickChoice, type PermissionPrompt } from '../profiles/permission.js';
 import type { PermissionChoice, Profile } from '../profiles/types.js';
 import { SynapseError } from '../errors.js';
@@ -16,10 +17,18 @@ const KEY_GAP_MS = 40;
 export class ApprovalDialog {
   constructor(private readonly deps: { tasks: TaskManager; screen: Screen; injector: Injector; profile: Profile; clock: Clock }) {}
 
-  /** The CLI shows its approval dialog: the task becomes input-required with the choices. */
+  /**
+   * The CLI shows its approval dialog: the task becomes input-required with the choices, or, for
+   * a plan-approval screen, with `metadata.plan {text}`.
+   */
   shown(taskId: string): void {
     const task = this.deps.tasks.store.get(taskId);
     if (!task || task.status.state !== 'working') return;
+    const plan = this.readPlan();
+    if (plan) {
+      this.deps.tasks.transition(taskId, 'input-required', { message: 'the CLI asks to approve its plan', metadata: { plan: { text: plan.text } } });
+      return;
+    }
     const permission = this.read() ?? { prompt: 'the CLI is waiting for an answer', choices: [], selected: null };
     this.deps.tasks.transition(taskId, 'input-required', {
       message: permission.prompt,
@@ -30,7 +39,23 @@ export class ApprovalDialog {
   /** The dialog left the screen: back to working (no sticky WAITING). */
   gone(taskId: string): void {
     const task = this.deps.tasks.store.get(taskId);
-    if (task?.status.state === 'input-required') this.deps.tasks.transition(taskId, 'working', { metadata: { permission: null } });
+    if (task?.status.state === 'input-required') this.deps.tasks.transition(taskId, 'working', { metadata: { permission: null, plan: null } });
+  }
+
+  /**
+   * Approves or rejects the plan on the screen with the profile's keys (reject: without feedback;
+   * the caller sends the reason as the next message).
+   */
+  answerPlan(decision: 'approve' | 'reject'): void {
+    const spec = this.deps.profile.plan;
+    if (!spec || !this.readPlan()) throw new SynapseError('not_awaiting_plan', 'no plan-approval screen is on the screen any more');
+    const keys = decision === 'approve' ? spec.approveKeys : spec.rejectKeys;
+    keys.forEach((k, i) => this.deps.clock.setTimeout(() => this.deps.injector.keys(k), i * KEY_GAP_MS));
+  }
+
+  private readPlan(): PlanPrompt | null {
+    const spec = this.deps.profile.plan;
+    return spec ? parsePlanDialog(this.deps.screen.viewport(), spec) : null;
   }
 
   /**

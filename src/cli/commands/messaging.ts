@@ -101,6 +101,37 @@ export function registerMessagingCommands(program: Command): void {
     });
 
   program
+    .command('approve')
+    .description("Approve the plan an agent's CLI shows for a task (Claude Code's plan mode)")
+    .argument('<task>', 'the task id (or its first characters) that is input-required with metadata.plan')
+    .option('--agent <target>', 'the agent that holds the task (default: ask every running agent)')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      '\nThe CLI\'s approve keys answer its plan screen (Claude Code: 2, "Yes, manually approve edits").\nExit 1 with not_awaiting_plan when the task shows no plan.\n\nExample:\n  synapse approve 3f2a9c1e',
+    )
+    .action(async (task: string, flags: { agent?: string; json?: boolean }) => {
+      const { planCommand } = await import('./plan.js');
+      await planCommand('approve', task, flags, processIo());
+    });
+
+  program
+    .command('reject')
+    .description("Reject the plan an agent's CLI shows for a task; the reason becomes its next message")
+    .argument('<task>', 'the task id (or its first characters) that is input-required with metadata.plan')
+    .option('--reason <text>', 'why: delivered to the agent as its next message, ahead of its queue')
+    .option('--agent <target>', 'the agent that holds the task (default: ask every running agent)')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      '\nExit 1 with not_awaiting_plan when the task shows no plan.\n\nExample:\n  synapse reject 3f2a9c1e --reason "keep the old file name; only update the imports"',
+    )
+    .action(async (task: string, flags: { reason?: string; agent?: string; json?: boolean }) => {
+      const { planCommand } = await import('./plan.js');
+      await planCommand('reject', task, flags, processIo());
+    });
+
+  program
     .command('broadcast')
     .description('Send a message to every other agent in this working directory (or all with --all)')
     .argument('[message]', 'the message')
