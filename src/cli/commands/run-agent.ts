@@ -31,6 +31,8 @@ export interface RunFlags {
   worktree?: string | boolean | AgentPlace | undefined;
   /** `--agent/-A <id|name>`: a saved agent's name, role, skill set and port (the flags win). */
   agent?: string | undefined;
+  /** `--delegate-mode`: a manager that coordinates and does not edit (registry entry `delegate_mode: true`). */
+  delegateMode?: boolean | undefined;
 }
 
 /** What a spawned agent's runner adds to `synapse <profile>` (pane-agent.ts, team-cli.ts). */
@@ -138,8 +140,15 @@ export async function runForeground(profileName: string, cliArgs: string[], give
     ...(who.role ? { role: who.role } : {}),
     ...(flags.port !== undefined ? { port: flags.port } : {}),
     ...(flags.host ? { host: flags.host } : {}),
-    ...(more.extras || skillSet || worktree
-      ? { extras: { ...more.extras, ...(skillSet ? { skill_set: skillSet } : {}), ...(worktree ? { worktree: worktree.place } : {}) } }
+    ...(more.extras || skillSet || worktree || flags.delegateMode
+      ? {
+          extras: {
+            ...more.extras,
+            ...(skillSet ? { skill_set: skillSet } : {}),
+            ...(worktree ? { worktree: worktree.place } : {}),
+            ...(flags.delegateMode ? { delegate_mode: true } : {}),
+          },
+        }
       : {}),
   });
   if (headless) io.out(`${agent.agentId} ready for HTTP on ${agent.endpoint}\n`);
@@ -196,7 +205,15 @@ export async function startBackground(profileName: string, cliArgs: string[], gi
   const agent = {
     profile: profile.id,
     cliArgs,
-    flags: { name: flags.name, role, port: flags.port, host: flags.host, autoApprove: flags.autoApprove, worktree: worktree?.place },
+    flags: {
+      name: flags.name,
+      role,
+      port: flags.port,
+      host: flags.host,
+      autoApprove: flags.autoApprove,
+      worktree: worktree?.place,
+      ...(flags.delegateMode ? { delegateMode: true } : {}),
+    },
     ...(skillSet ? { extras: { skill_set: skillSet } } : {}),
   };
   const { entry, logFile, stillStarting } = await launchBackground({ synapseArgs: detachedArgs(agent), env: io.env, cwd: worktree?.cwd ?? io.cwd });
