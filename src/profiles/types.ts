@@ -61,6 +61,12 @@ export interface PlanSpec {
   heading: RegExp;
   approveKeys: string[];
   rejectKeys: string[];
+  /**
+   * Where the reject keys only select the reject choice (Claude Code: `3` focuses its feedback
+   * field): `key` is pressed once a row matching `selected` shows that choice highlighted, never
+   * before (an Enter that lands first would pick the highlighted approve choice).
+   */
+  rejectConfirm?: { selected: RegExp; key: string };
 }
 
 export interface PermissionChoice {

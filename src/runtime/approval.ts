@@ -1,6 +1,6 @@
 import { parsePlanDialog, type PlanPrompt } from '../profiles/plan.js';
 import { answerKeys, parseNumberedDialog, parseRowDialog, pickChoice, type PermissionPrompt } from '../profiles/permission.js';
-import type { PermissionChoice, Profile } from '../profiles/types.js';
+import type { PermissionChoice, PlanSpec, Profile } from '../profiles/types.js';
 import { SynapseError } from '../errors.js';
 import type { Clock } from '../clock.js';
 import type { Injector } from './injector.js';
@@ -9,6 +9,9 @@ import type { TaskManager } from './tasks.js';
 
 /** Between two keys of one answer, so the TUI sees separate key presses. */
 const KEY_GAP_MS = 40;
+/** How often, and how long, a plan rejection waits for the reject choice to show selected. */
+const CONFIRM_POLL_MS = 50;
+const CONFIRM_WAIT_MS = 5000;
 
 /**
  * The CLI's approval dialog for the task in flight: read off the screen with the profile's
@@ -51,11 +54,34 @@ export class ApprovalDialog {
     if (!spec || !this.readPlan()) throw new SynapseError('not_awaiting_plan', 'no plan-approval screen is on the screen any more');
     const keys = decision === 'approve' ? spec.approveKeys : spec.rejectKeys;
     keys.forEach((k, i) => this.deps.clock.setTimeout(() => this.deps.injector.keys(k), i * KEY_GAP_MS));
+    if (decision === 'reject' && spec.rejectConfirm) this.confirmWhenSelected(spec.rejectConfirm, this.deps.clock.now() + CONFIRM_WAIT_MS);
   }
 
+  /**
+   * Presses `confirm.key` once the plan screen shows the reject choice selected; gives up (the
+   * task stays input-required) when the screen leaves or the choice does not show in time.
+   */
+  private confirmWhenSelected(confirm: NonNullable<PlanSpec['rejectConfirm']>, deadline: number): void {
+    this.deps.clock.setTimeout(() => {
+      if (!this.readPlan()) return;
+      if (this.deps.screen.viewport().some((row) => confirm.selected.test(row))) {
+        this.deps.injector.keys(confirm.key);
+        return;
+      }
+      if (this.deps.clock.now() < deadline) this.confirmWhenSelected(confirm, deadline);
+    }, CONFIRM_POLL_MS);
+  }
+
+  /**
+   * The plan screen on view: its question must be in the viewport; a long plan's heading may have
+   * scrolled up, so the plan is read from the scrollback then.
+   */
   private readPlan(): PlanPrompt | null {
     const spec = this.deps.profile.plan;
-    return spec ? parsePlanDialog(this.deps.screen.viewport(), spec) : null;
+    if (!spec) return null;
+    const view = this.deps.screen.viewport();
+    if (!view.some((row) => spec.question.test(row))) return null;
+    return parsePlanDialog(view, spec) ?? parsePlanDialog(this.deps.screen.allLines(), spec);
   }
 
   /**

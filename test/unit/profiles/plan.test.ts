@@ -43,9 +43,35 @@ describe("Claude Code's plan-approval screen (recorded, 2.1.197)", () => {
     expect(parsePlanDialog(lines('waiting/permission-dialog.txt'), claudeProfile.plan!)).toBeNull();
   });
 
-  it('approves with 2 (manual edits) and rejects with 3 then Enter (empty feedback)', () => {
-    expect(claudeProfile.plan!.approveKeys).toEqual(['2']);
-    expect(claudeProfile.plan!.rejectKeys).toEqual(['3', '\r']);
+  it('reads the 80x24 screen, where the question wraps', () => {
+    for (const file of ['waiting/80x24-plan-approval.txt', 'waiting/80x24-plan-approval-reject-selected.txt']) {
+      const screen = lines(file);
+      expect(classifyScreen(claudeProfile, viewOf(screen)), file).toBe('WAITING');
+      expect(parsePlanDialog(screen, claudeProfile.plan!)?.text, file).toBe(PLAN);
+    }
+    expect(classifyScreen(claudeProfile, viewOf(lines('ready/80x24-after-plan-rejected.txt')))).toBe('READY');
+  });
+
+  it('a long plan: the heading is off the viewport, WAITING still, and the runtime reads the plan from the scrollback', async () => {
+    const view = lines('waiting/80x24-40-steps-plan-approval.txt');
+    expect(classifyScreen(claudeProfile, viewOf(view))).toBe('WAITING');
+    expect(parsePlanDialog(view, claudeProfile.plan!)).toBeNull();
+    const screen = new Screen(80, 24);
+    screen.write(fs.readFileSync(new URL('waiting/80x24-40-steps-plan-approval.ansi', CLAUDE), 'utf8'));
+    await screen.flushed();
+    const steps = Array.from({ length: 40 }, (_, i) => `${i + 1}. Step number ${i + 1}`).join('\n');
+    expect(parsePlanDialog(screen.allLines(), claudeProfile.plan!)).toEqual({ text: `A long plan\n\n${steps}` });
+  });
+
+  it('approves with 2 (manual edits); rejects with 3, then Enter only once choice 3 shows selected', () => {
+    const plan = claudeProfile.plan!;
+    expect(plan.approveKeys).toEqual(['2']);
+    expect(plan.rejectKeys).toEqual(['3']);
+    expect(plan.rejectConfirm?.key).toBe('\r');
+    const selected = (file: string) => lines(file).some((row) => plan.rejectConfirm!.selected.test(row));
+    expect(selected('waiting/plan-approval.txt')).toBe(false);
+    expect(selected('waiting/plan-approval-reject-selected.txt')).toBe(true);
+    expect(selected('waiting/80x24-plan-approval-reject-selected.txt')).toBe(true);
   });
 });
 
