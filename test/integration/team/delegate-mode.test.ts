@@ -103,4 +103,32 @@ describe('delegate mode (real processes)', () => {
     const locks = JSON.parse((await cli(['file-safety', 'locks', '--json'])).stdout);
     expect(locks.map((l: any) => l.agent_id)).toEqual([worker.agentId]);
   });
+
+  it('synapse start --delegate-mode: the background agent is a manager too', async () => {
+    const started = await cli(['start', 'echo', '--name', 'bg-lead', '--delegate-mode', '--json']);
+    expect(started.code, started.stderr).toBe(0);
+    const entry = JSON.parse(started.stdout);
+    try {
+      expect(entry.delegate_mode).toBe(true);
+      // lead has no board task (worker has open ones by now).
+      const r = await cli(['send', 'lead', 'do it', '--silent'], { ...p.env, SYNAPSE_AGENT_ID: 'bg-lead' });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('bg-lead (');
+      expect(r.stderr).toContain('runs in delegate mode');
+    } finally {
+      expect((await cli(['kill', 'bg-lead'])).code).toBe(0);
+    }
+    await waitFor(
+      () => {
+        try {
+          process.kill(entry.pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      5000,
+      'the background agent to exit',
+    );
+  });
 });
