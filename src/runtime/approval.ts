@@ -18,6 +18,9 @@ const CONFIRM_WAIT_MS = 5000;
  * rules, shown as the task's input-required state, and answered with the keys that pick a choice.
  */
 export class ApprovalDialog {
+  /** The task whose plan was just answered: until its screen leaves, a second answer is refused (its keys would land in the prompt). */
+  private planAnswered: string | null = null;
+
   constructor(private readonly deps: { tasks: TaskManager; screen: Screen; injector: Injector; profile: Profile; clock: Clock }) {}
 
   /**
@@ -41,6 +44,7 @@ export class ApprovalDialog {
 
   /** The dialog left the screen: back to working (no sticky WAITING). */
   gone(taskId: string): void {
+    if (this.planAnswered === taskId) this.planAnswered = null;
     const task = this.deps.tasks.store.get(taskId);
     if (task?.status.state === 'input-required') this.deps.tasks.transition(taskId, 'working', { metadata: { permission: null, plan: null } });
   }
@@ -49,9 +53,12 @@ export class ApprovalDialog {
    * Approves or rejects the plan on the screen with the profile's keys (reject: without feedback;
    * the caller sends the reason as the next message).
    */
-  answerPlan(decision: 'approve' | 'reject'): void {
+  answerPlan(taskId: string, decision: 'approve' | 'reject'): void {
     const spec = this.deps.profile.plan;
     if (!spec || !this.readPlan()) throw new SynapseError('not_awaiting_plan', 'no plan-approval screen is on the screen any more');
+    if (this.planAnswered === taskId)
+      throw new SynapseError('not_awaiting_plan', `the plan of task ${taskId} was answered already; the CLI is taking the answer`);
+    this.planAnswered = taskId;
     const keys = decision === 'approve' ? spec.approveKeys : spec.rejectKeys;
     keys.forEach((k, i) => this.deps.clock.setTimeout(() => this.deps.injector.keys(k), i * KEY_GAP_MS));
     if (decision === 'reject' && spec.rejectConfirm) this.confirmWhenSelected(spec.rejectConfirm, this.deps.clock.now() + CONFIRM_WAIT_MS);

@@ -275,10 +275,10 @@ export class DeliveryLoop extends EventEmitter {
     if (task.status.state !== 'input-required' || this.inflight?.taskId !== task.id || !task.metadata.plan) {
       throw new SynapseError(
         'not_awaiting_plan',
-        `task ${task.id} is not awaiting plan approval (it is ${task.status.state}); see \`synapse tasks\` for the task that is`,
+        `task ${task.id} is not awaiting plan approval (it is ${task.status.state}${task.metadata.permission ? ', at a permission dialog: use synapse respond' : ''}); a task that is shows input_required with metadata.plan`,
       );
     }
-    this.dialog.answerPlan(decision);
+    this.dialog.answerPlan(task.id, decision);
     return task;
   }
 

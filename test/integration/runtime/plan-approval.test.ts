@@ -31,6 +31,10 @@ describe('plan approval (echo agent, real processes)', () => {
 
     const r = await postJson(`${a.endpoint}/tasks/${task.id}/approve`, {});
     expect(r).toMatchObject({ status: 200, body: { status: 'approved', task_id: task.id } });
+    // A second answer before the screen has moved on is refused: its key would land in the prompt.
+    const twice = await postJson(`${a.endpoint}/tasks/${task.id}/reject`, { reason: 'changed my mind' });
+    expect(twice.status).toBe(409);
+    expect(twice.body.error.code).toBe('not_awaiting_plan');
     const done = await waitForTask(a.endpoint, task.id);
     expect(done.status).toBe('completed');
     // The echo CLI got its approve key (1): it says so and then does the work.
