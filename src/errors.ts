@@ -21,6 +21,8 @@ export type ErrorCode =
   | 'working_dir_mismatch'
   | 'not_found'
   | 'conflict'
+  | 'not_awaiting_plan'
+  | 'delegate_mode'
   | 'lock_held'
   | 'blocked'
   | 'database_error'

@@ -98,4 +98,11 @@ export interface AgentApi {
   events: TaskEventSource;
   /** Answers the CLI's approval dialog of an input-required task. */
   answerPermission(taskId: string, choice: string): { task: Task; choice: { key: string; label: string } };
+  /** Approves the plan an input-required task shows (`metadata.plan`): the CLI's approve keys. */
+  approvePlan(taskId: string): Task;
+  /**
+   * Rejects that plan with the CLI's reject keys; a reason is queued as the agent's next message
+   * (`followUp`, ahead of the other queued messages).
+   */
+  rejectPlan(taskId: string, reason: string | undefined): { task: Task; followUp: Task | null };
 }

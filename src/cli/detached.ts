@@ -11,6 +11,8 @@ export interface DetachedAgent {
     port?: number | undefined;
     host?: string | undefined;
     autoApprove?: boolean | undefined;
+    /** `--delegate-mode`: a manager (the registry entry's `delegate_mode`). */
+    delegateMode?: boolean | undefined;
     /**
      * `--worktree [name]`: the worktree `synapse start --worktree` made (the agent is launched in
      * it), or a name / true for the agent to make it (`synapse spawn` in the background).

@@ -13,6 +13,8 @@ const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
   unauthorized: 1,
   admin_required: 1,
   working_dir_mismatch: 1,
+  not_awaiting_plan: 1,
+  delegate_mode: 1,
   unknown_profile: 2,
   command_not_found: 2,
   cli_exited: 2,

@@ -27,7 +27,17 @@ export interface InstructionVars {
   endpoint?: string | null;
   name?: string | null;
   role?: string | null;
+  /** Started with `--delegate-mode`: the manager's rules are added (`DELEGATE_MODE`). */
+  delegate?: boolean;
 }
+
+/** What a manager started with `--delegate-mode` is told, after its other instructions. */
+const DELEGATE_MODE =
+  'Delegate mode: you are the manager of this team. You coordinate and do not edit files yourself: ' +
+  'plan the work, split it into tasks and hand each to an agent with `synapse send <agent> "<the work>" --task` ' +
+  '(a board task assigned to it and linked to the message; `--task <id>` links an existing board task). ' +
+  'A send of work without a board task is refused. File locks are refused to you (file-safety), so do not write files: ' +
+  "ask an agent to. Follow progress with `synapse tasks list` and the agents' answers, review their work, and report.";
 
 const TRANSLATION =
   'Learning mode, translation: restate each request in English in one line before you act on it, then answer in the language the user wrote in.';
@@ -99,6 +109,7 @@ export function fillPlaceholders(text: string, vars: InstructionVars): string {
 export function renderInstructions(profile: string, settings: Pick<Settings, 'instructions'>, cwd: string, env: Env, vars: InstructionVars): string {
   const texts = instructionParts(profile, settings, cwd, env).map((p) => readPart(p, settings).trim());
   if (envSetting(env, 'SYNAPSE_LEARNING_MODE_TRANSLATION')) texts.push(TRANSLATION);
+  if (vars.delegate) texts.push(DELEGATE_MODE);
   return fillPlaceholders(texts.filter(Boolean).join('\n\n'), vars);
 }
 

@@ -24,6 +24,10 @@ import { openConversation, type Conversation, type ConversationRequest } from '.
  * (an agent that forgets both: the sender gets MISSING_REPLY); [[ask: CMD]] first shows a
  * permission menu (like the real CLIs' approval dialogs: arrows move, Enter picks, ESC denies);
  * [[history]] answers with the earlier messages of the conversation.
+ * [[plan: TEXT]] first shows a plan-approval screen with TEXT as the plan (like Claude Code's plan
+ * mode: `Here is the plan:`, the plan between two rules, `Would you like to proceed?`, then
+ * `1. Yes, proceed` / `2. No, keep planning`): 1 approves (the turn goes on and answers), 2 or ESC
+ * rejects (the turn ends with `plan rejected` and no answer).
  */
 const PROMPT = 'echo> ';
 const CONT = ' '.repeat(PROMPT.length);
@@ -112,6 +116,7 @@ class EchoAgent {
   private ready = false;
   private dialog: { command: string; selected: number; resolve: (allowed: boolean) => void } | null = null;
   private conversation: Conversation | null = null;
+  private planDialog: { rows: number; resolve: (approved: boolean) => void } | null = null;
 
   constructor(
     private readonly opts: Options,
@@ -153,6 +158,10 @@ class EchoAgent {
     if (this.opts.swallow) return;
     if (this.dialog) {
       this.onDialogKey(chunk);
+      return;
+    }
+    if (this.planDialog) {
+      this.onPlanKey(chunk);
       return;
     }
     // A lone ESC (its own write) is the interrupt key; sequences are parsed below.
@@ -262,12 +271,46 @@ class EchoAgent {
     d.resolve(allowed);
   }
 
+  /** `[[plan: TEXT]]`: a plan-approval screen like Claude Code's plan mode; 1 approves, 2 or ESC rejects. */
+  private askPlan(plan: string, then: (approved: boolean) => void): void {
+    const rule = '─'.repeat(40);
+    const rows = [
+      'Here is the plan:',
+      rule,
+      ...plan.split('\n').map((l) => ` ${l}`),
+      rule,
+      'Would you like to proceed?',
+      '❯ 1. Yes, proceed',
+      '  2. No, keep planning',
+    ];
+    this.planDialog = { rows: rows.length, resolve: then };
+    this.write(rows.join('\r\n'));
+  }
+
+  private onPlanKey(chunk: string): void {
+    const d = this.planDialog!;
+    if (chunk !== '1' && chunk !== '2' && chunk !== '\x1b') return;
+    const approved = chunk === '1';
+    this.planDialog = null;
+    // Replace the screen with one line saying what happened.
+    this.write(`\x1b[${d.rows - 1}A\r\x1b[J${approved ? 'plan approved' : 'plan rejected'}\r\n`);
+    d.resolve(approved);
+  }
+
   private submit(): void {
     const text = this.buffer;
     this.buffer = '';
     this.write('\r\n');
     if (text.trim() === '') {
       this.drawPrompt();
+      return;
+    }
+    const plan = /\[\[plan:\s*([\s\S]+?)\]\]/.exec(text);
+    if (plan) {
+      this.askPlan(plan[1]!, (approved) => {
+        if (approved) this.answer(text.replace(plan[0], '(plan approved)'));
+        else this.drawPrompt();
+      });
       return;
     }
     const ask = /\[\[ask:\s*(.+?)\]\]/.exec(text);

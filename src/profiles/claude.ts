@@ -18,6 +18,9 @@ const TURN_END = /^[·✢✳✶✻✽*]\s+\S+ for \d+(\.\d+)?[smh]\b/;
 /** The spinner row while working: a glyph, a gerund and an ellipsis ("✽ Ruminating…"). */
 const WORKING = /^[·✢✳✶✻✽*]\s+\S+…/;
 
+/** Plan mode's approval question: "Claude has written up a plan and is ready to execute. Would you like to proceed?" */
+const PLAN_QUESTION = /ready to execute\. Would you like|Would you like to proceed\?/;
+
 /** The input box: a `❯` row directly below a rule, with a rule further down. */
 function inputBoxRow(rows: string[]): number {
   for (let i = rows.length - 1; i > 0; i--) {
@@ -54,6 +57,19 @@ export const claudeProfile: Profile = {
   ports: PORT_RANGES.claude,
   resumeFlags: ['--resume', '--continue', '-r', '-c'],
   permission: { question: /Do you want to (proceed|make this edit|create|allow)|Do you trust the files in this folder/, select: 'digit' },
+  // Plan mode's approval screen (2.1.197, test/fixtures/screens/claude/2.1.197/waiting/plan-approval.txt):
+  // `1. Yes, and use auto mode / 2. Yes, manually approve edits / 3. Tell Claude what to change`.
+  // Approve is 2 (a peer's approval does not also switch off the edit prompts); 3 only selects the
+  // feedback field, and Enter on it empty rejects: Enter goes once `❯ 3.` shows (sent 40 ms after
+  // the 3, it was once taken before the selection moved and picked 1, "use auto mode").
+  // The question row wraps in a narrow terminal ("… ready to execute. Would you like to" / "proceed?").
+  plan: {
+    question: PLAN_QUESTION,
+    heading: /Here is Claude's plan:/,
+    approveKeys: ['2'],
+    rejectKeys: ['3'],
+    rejectConfirm: { selected: /^\s*❯\s*3\.\s*Tell Claude/, key: '\r' },
+  },
   autoApproveArgs: ['--dangerously-skip-permissions'],
   // A CR in the same write as the paste is taken as part of it; 50 ms apart always submits.
   submit: { bracketedPaste: true, key: '\r', delayMs: 50, confirmMs: 3000 },
@@ -64,6 +80,8 @@ export const claudeProfile: Profile = {
   status: {
     waiting: [
       { patterns: [/Do you want to (proceed|make this edit|create|allow)/] },
+      // The plan screen, whatever choice is selected (a long plan pushes its heading off the screen).
+      { patterns: [PLAN_QUESTION], lastRows: 12 },
       { patterns: [/❯\s*1\.\s*Yes/] },
       { patterns: [/Detected a custom API key/] },
       { patterns: [/Yes, I accept/] },

@@ -23,11 +23,12 @@ export const echoProfile: Profile = {
   ports: PORT_RANGES.echo,
   resumeFlags: ['--resume', '--continue'],
   permission: { question: /Allow this\?/, select: 'digit' },
+  plan: { question: /^Would you like to proceed\?/, heading: /^Here is the plan:/, approveKeys: ['1'], rejectKeys: ['2'] },
   submit: { bracketedPaste: true, key: '\r', delayMs: 5, confirmMs: 1500 },
   interrupt: { kind: 'key', key: '\x1b' },
   clearInputKey: '\x15',
   status: {
-    waiting: [{ patterns: [/^Allow this\?/] }],
+    waiting: [{ patterns: [/^Allow this\?/] }, { patterns: [/^Would you like to proceed\?/] }],
     processing: [{ patterns: [/esc to interrupt/], lastRows: 2 }],
     ready: [{ patterns: [PROMPT], lastRows: 1 }],
     quietReadyMs: null,

@@ -50,6 +50,25 @@ interface SubmitSpec {
  */
 type InterruptSpec = ({ kind: 'key'; key: string } | { kind: 'signal'; signal: NodeJS.Signals }) & { settleMs?: number; retryMs?: number };
 
+/**
+ * How to read and answer the CLI's plan-approval screen (Claude Code's plan mode: the plan, then
+ * "Would you like to proceed?"). Found by its question row with the heading row above it; the
+ * plan is what lies between. `approveKeys` / `rejectKeys`: the writes, one key each, that approve
+ * the plan or reject it without feedback (the reason goes in as the next message).
+ */
+export interface PlanSpec {
+  question: RegExp;
+  heading: RegExp;
+  approveKeys: string[];
+  rejectKeys: string[];
+  /**
+   * Where the reject keys only select the reject choice (Claude Code: `3` focuses its feedback
+   * field): `key` is pressed once a row matching `selected` shows that choice highlighted, never
+   * before (an Enter that lands first would pick the highlighted approve choice).
+   */
+  rejectConfirm?: { selected: RegExp; key: string };
+}
+
 export interface PermissionChoice {
   key: string;
   label: string;
@@ -123,6 +142,8 @@ export interface Profile {
    * a feedback prompt; Esc denies and stops the turn).
    */
   permission?: { question: RegExp; select: 'digit' | 'arrows' | 'row'; denyKey?: string };
+  /** The CLI's plan-approval screen, where it has one (see `PlanSpec`). */
+  plan?: PlanSpec;
   /** CLI flag that turns on the CLI's own auto-approval (`synapse <profile> --auto-approve`). */
   autoApproveArgs?: string[];
   /**

@@ -128,6 +128,14 @@ export function checkRegistryEntry(raw: unknown): EntryCheck {
   return { entry: Object.assign(entry, Object.fromEntries(Object.entries(e).filter(([k]) => !(k in entry) && k !== '__proto__'))) };
 }
 
+/**
+ * Started with `--delegate-mode` (the entry's `delegate_mode: true`): a manager that coordinates
+ * and does not edit. Its sends of work need a board task; file-safety denies its writes.
+ */
+export function inDelegateMode(entry: RegistryEntry): boolean {
+  return (entry as RegistryEntry & { delegate_mode?: unknown }).delegate_mode === true;
+}
+
 /** An entry of the original Python Synapse: ours always carry a heartbeat, its entries never do. */
 export function writtenByOriginal(entry: Pick<RegistryEntry, 'heartbeat_at'>): boolean {
   return entry.heartbeat_at === null;

@@ -95,6 +95,22 @@ export function agentApi(p: AgentParts): AgentApi {
     peekReply: (select) => p.replies.peek(select),
     reply: (input) => p.replies.reply(input),
     answerPermission: (taskId, choice) => p.delivery.respond(taskId, choice),
+    approvePlan: (taskId) => p.delivery.answerPlan(taskId, 'approve'),
+    rejectPlan: (taskId, reason) => {
+      if (reason !== undefined) checkMessageSize(p.limits, { role: 'user', parts: [{ type: 'text', text: reason }] });
+      const task = p.delivery.answerPlan(taskId, 'reject');
+      if (reason === undefined) return { task, followUp: null };
+      // The reason is the agent's next message: priority 4 goes ahead of the queue, without the
+      // interrupt of priority 5 (the CLI is leaving the plan screen for its idle prompt).
+      const followUp = p.tasks.create({
+        message: { role: 'user', parts: [{ type: 'text', text: `Your plan was rejected. Reason: ${reason}` }] },
+        metadata: { kind: 'message', plan_rejected: task.id },
+        priority: 4,
+        contextId: task.context_id,
+      });
+      p.delivery.enqueued(followUp);
+      return { task, followUp: p.tasks.get(followUp.id) };
+    },
     events: p.events,
     getTask: (id) => p.tasks.get(id),
     listTasks: (o) => p.store.list(o),

@@ -62,7 +62,8 @@ export interface AgentOptions {
   /**
    * More fields for the registry entry, written after the standard ones (which they cannot
    * replace): `spawned_by_pid`, `pane`, `skill_set` of an agent started by `synapse spawn`,
-   * `worktree` {name, path, branch} of an agent started with `--worktree`.
+   * `worktree` {name, path, branch} of an agent started with `--worktree`, `delegate_mode: true`
+   * of a manager started with `--delegate-mode` (its start-up instruction then says so too).
    */
   extras?: Record<string, unknown>;
   /** No start-up instruction (answered `s` at the approval prompt). */
@@ -233,6 +234,7 @@ class Agent {
           endpoint: identity.endpoint,
           name: opts.name ?? null,
           role: opts.role ?? null,
+          delegate: opts.extras?.delegate_mode === true,
         }),
       log: this.logger,
     });

@@ -266,6 +266,22 @@ export class DeliveryLoop extends EventEmitter {
     return { task, choice: this.dialog.answer(choice) };
   }
 
+  /**
+   * Approves or rejects the plan the CLI shows for the task in flight (its task is input-required
+   * with `metadata.plan`); `not_awaiting_plan` when it shows none.
+   */
+  answerPlan(taskId: string, decision: 'approve' | 'reject'): Task {
+    const task = this.deps.tasks.get(taskId);
+    if (task.status.state !== 'input-required' || this.inflight?.taskId !== task.id || !task.metadata.plan) {
+      throw new SynapseError(
+        'not_awaiting_plan',
+        `task ${task.id} is not awaiting plan approval (it is ${task.status.state}${task.metadata.permission ? ', at a permission dialog: use synapse respond' : ''}); a task that is shows input_required with metadata.plan`,
+      );
+    }
+    this.dialog.answerPlan(task.id, decision);
+    return task;
+  }
+
   /** Echo check: the message shows on screen after the submit (the turn strategy reads it). */
   private checkEcho(settled = false): void {
     const f = this.inflight;

@@ -17,6 +17,8 @@ const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   ambiguous_target: 409,
   ambiguous_task: 409,
   conflict: 409,
+  not_awaiting_plan: 409,
+  delegate_mode: 403,
   lock_held: 409,
   blocked: 409,
   task_not_cancelable: 409,

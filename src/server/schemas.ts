@@ -113,3 +113,8 @@ export const RespondBodySchema = Type.Object({
   /** A choice key ("1", "3") or approve / deny / yes / no. */
   choice: Type.String({ minLength: 1, maxLength: 200 }),
 });
+
+/** `POST /tasks/{id}/reject`: why, delivered to the agent as its next message (optional). */
+export const PlanRejectBodySchema = Type.Object({
+  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 100_000 })),
+});

@@ -33,6 +33,8 @@ const SYNAPSE_CODES = new Set([
   'task_not_cancelable',
   'not_found',
   'conflict',
+  'not_awaiting_plan',
+  'delegate_mode',
   'lock_held',
   'blocked',
   'unsupported_media_type',

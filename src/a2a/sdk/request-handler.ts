@@ -55,6 +55,13 @@ export function isAgentNotReady(err: unknown): boolean {
   return err instanceof A2AError && err.metadata?.synapseCode === 'agent_not_ready';
 }
 
+/** A follow-up message to a task showing a plan: approve, reject, or reject with the text as the reason. */
+function answerPlan(api: AgentApi, taskId: string, text: string): void {
+  const word = text.trim().toLowerCase();
+  if (['approve', 'yes', 'y', 'ok', 'accept'].includes(word)) api.approvePlan(taskId);
+  else api.rejectPlan(taskId, ['reject', 'no', 'n', 'deny'].includes(word) ? undefined : text.trim());
+}
+
 /** The approval dialog an input-required task is waiting on, if that is what it waits for. */
 function permissionChoices(task: OurTask): PermissionChoice[] | null {
   const p = task.metadata.permission as { choices?: unknown } | null | undefined;
@@ -103,8 +110,9 @@ export class SynapseRequestHandler implements A2ARequestHandler {
 
   /**
    * A message for an existing task: the answer to the approval dialog it waits for, one of the
-   * dialog's choices. (A CLI's free-text question is not a task state: the runtime reads only
-   * approval dialogs off the screen.)
+   * dialog's choices; or, for a plan-approval screen (`metadata.plan`), "approve" / "yes", or
+   * "reject" / "no", or any other text: a rejection with that text as the reason. (A CLI's
+   * free-text question is not a task state: the runtime reads only these screens.)
    */
   private answer(taskId: string, contextId: string, text: string): void {
     const task = findTask(this.api, taskId);
@@ -117,13 +125,18 @@ export class SynapseRequestHandler implements A2ARequestHandler {
       throw new RequestMalformedError(`contextId ${contextId} is not the context of task ${task.id} (${task.context_id})`);
     const choices = permissionChoices(task);
     try {
+      if (task.metadata.plan) {
+        answerPlan(this.api, task.id, text);
+        return;
+      }
       if (!choices) throw new UnsupportedOperationError(`task ${task.id} waits for input this agent cannot take over A2A`);
       if (!pickChoice(choices, text))
         throw new RequestMalformedError(`"${text}" is not one of the choices: ${choices.map((c) => `${c.key}. ${c.label}`).join(' | ')}`);
       this.api.answerPermission(task.id, text);
     } catch (err) {
       if (isSynapseError(err) && err.code === 'invalid_input') throw new RequestMalformedError(err.message);
-      if (isSynapseError(err) && (err.code === 'conflict' || err.code === 'task_not_cancelable')) throw new UnsupportedOperationError(err.message);
+      if (isSynapseError(err) && (err.code === 'conflict' || err.code === 'task_not_cancelable' || err.code === 'not_awaiting_plan'))
+        throw new UnsupportedOperationError(err.message);
       throw err;
     }
   }

@@ -25,6 +25,7 @@ function addAgentOptions(cmd: Command, profiles: string | undefined): Command {
     .option('-p, --port <port>', "a fixed port instead of the first free one of the profile's range", parsePort)
     .option('--host <host>', 'address to bind (default SYNAPSE_HOST, else 127.0.0.1; anything else exposes the agent: turn auth on)')
     .option('--auto-approve', "turn on the CLI's own auto-approval flag (off by default)")
+    .option('--delegate-mode', 'a manager: it coordinates and does not edit (its sends of work need a board task; file locks are refused to it)')
     .option('--worktree [name]', 'work in a git worktree of its own: .synapse/worktrees/<name> on branch synapse/<name>, made from HEAD')
     .option('-A, --agent <id|name>', 'start a saved agent definition (`synapse agents list`); its profile must be this one, the flags win');
 }
@@ -51,6 +52,7 @@ Examples:
   synapse claude --name reviewer --role "reviews every change"
   synapse echo --headless                the built-in echo agent, no terminal
   synapse claude --worktree fix-login    work in .synapse/worktrees/fix-login (branch synapse/fix-login)
+  synapse claude --name lead --delegate-mode   a manager that hands out work as board tasks
   synapse claude -- --model sonnet       pass flags to the CLI itself`,
     )
     .action(async (profileName: string, cliArgs: string[], flags: RunFlags) => {

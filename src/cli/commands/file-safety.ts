@@ -42,6 +42,24 @@ async function canonical(env: NodeJS.ProcessEnv, agent: string): Promise<string>
 }
 
 /**
+ * A manager started with `--delegate-mode` coordinates and does not edit: a lock for it, or one
+ * asked for from its terminal (`SYNAPSE_AGENT_ID`, or the agent among this command's ancestors),
+ * is refused. The reason, or null when the write may go on.
+ */
+async function delegateDenial(io: CommandIo, agent: string): Promise<string | null> {
+  const { liveAgents } = await import('../../registry/lookup.js');
+  const { resolveSender } = await import('../../registry/sender.js');
+  const { agentsNamed } = await import('../../registry/targets.js');
+  const { inDelegateMode } = await import('../../registry/entry.js');
+  const live = liveAgents(io.env);
+  const caller = resolveSender(live, { env: io.env, pid: io.parentPid }).entry;
+  const manager = [...agentsNamed(live, agent.trim()), ...(caller ? [caller] : [])].find(inDelegateMode);
+  if (!manager) return null;
+  const who = manager.name ? `${manager.name} (${manager.agent_id})` : manager.agent_id;
+  return `${who} runs in delegate mode: it coordinates and does not edit files; hand the change to an agent with \`synapse send <agent> "<the change>" --task\``;
+}
+
+/**
  * Whose lock this is and which process keeps it alive. A registered, live agent (named the way
  * a send target is) is recorded by its agent id with the agent's own pid, because the shell an
  * agent's CLI runs a command in exits right after it. Otherwise the caller's parent process
@@ -86,6 +104,8 @@ export async function lockFile(file: string, agent: string, o: LockOptions, io: 
   const ttlMs = parseDuration(o.ttl, 's', '--ttl');
   const timeoutMs = parseDuration(o.waitTimeout, 's', '--wait-timeout');
   const intervalMs = parseDuration(o.waitInterval, 's', '--wait-interval');
+  const denied = await delegateDenial(io, agent);
+  if (denied) throw new SynapseError('delegate_mode', `lock refused: ${denied}`);
   const who = await owner(io, agent, o.pid);
   const result = await withStore(io, async (s) => {
     const req = { path: file, agent: who.agent, pid: who.pid, intent: o.intent, ttlMs };
@@ -142,7 +162,9 @@ export async function fileSafetyStatus(o: { json?: boolean }, io: CommandIo): Pr
 export async function validateFile(file: string, agent: string, o: { json?: boolean }, io: CommandIo): Promise<void> {
   const { validateWrite } = await import('../../store/file-safety.js');
   const who = await canonical(io.env, agent);
-  const verdict = validateWrite(projectDir(io), file, who, io.env);
+  const denied = await delegateDenial(io, agent);
+  const checked = validateWrite(projectDir(io), file, who, io.env);
+  const verdict = denied ? { ...checked, allowed: false, holder: null, reason: denied } : checked;
   if (o.json) printJson(io, verdict);
   else println(io, verdict.allowed ? `allowed: ${verdict.path}` : `denied: ${verdict.reason}`);
   if (!verdict.allowed) throw new ExitRequest(1);

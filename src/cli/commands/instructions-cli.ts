@@ -1,4 +1,5 @@
 import { instructionParts, renderInstructions } from '../../config/instructions.js';
+import { inDelegateMode } from '../../registry/entry.js';
 import { loadSettings } from '../../config/settings.js';
 import { SynapseError } from '../../errors.js';
 import { printJson, println, type CommandIo } from '../io.js';
@@ -40,6 +41,7 @@ export async function instructionsSend(target: string, flags: { preview?: boolea
     endpoint: entry.endpoint,
     name: entry.name,
     role: entry.role,
+    delegate: inDelegateMode(entry),
   });
   if (flags.preview) {
     if (flags.json) return printJson(io, { target: entry.agent_id, text });
@@ -48,5 +50,6 @@ export async function instructionsSend(target: string, flags: { preview?: boolea
   const { sendCommand } = await import('./send.js');
   await sendCommand(entry.agent_id, text, { silent: true, ...(flags.json ? { json: true } : {}), ...(flags.force ? { force: true } : {}) }, io, {
     mode: 'silent',
+    coordination: true,
   });
 }

@@ -12,6 +12,10 @@ Response modes:
   --silent   fire and forget
   (default: settings a2a.flow — auto = --notify, roundtrip = --wait, oneway = --silent)
 
+From an agent started with --delegate-mode (a manager), work goes out with a board task:
+--task, --task <id>, or an open board task already assigned to the target; otherwise the send
+is refused (exit 1, delegate_mode) with the command to run.
+
 Exit codes: 0 ok · 1 usage or working-dir mismatch · 3 target not found or ambiguous
             4 target not ready in time (starting; or busy: the original Synapse takes one task at a time)
             5 delivery failed · 6 answer timed out
@@ -20,7 +24,8 @@ Examples:
   synapse send codex "review src/app.ts" --wait
   synapse send reviewer --message-file plan.md --notify -p 4
   git diff | synapse send claude --stdin --wait --timeout 600
-  synapse send echo-8190 "hi" --silent --json`;
+  synapse send echo-8190 "hi" --silent --json
+  synapse send impl "add the /orders endpoint" --task        a linked board task for impl`;
 
 /**
  * Declarations only, one block per command: long, but there is no logic in it. Each action loads
@@ -43,7 +48,7 @@ export function registerMessagingCommands(program: Command): void {
     .option('--timeout <seconds>', 'with --wait: stop waiting after this long (exit 6); also bounds waiting for a target that is starting or busy (exit 4)')
     .option('-f, --from <agent>', 'send as this agent (default: $SYNAPSE_AGENT_ID, then the agent whose terminal runs this command)')
     .option('--force', 'send even though the target works in another directory (another worktree too)')
-    .option('-T, --task', 'also create a linked task on the shared board, assigned to the target')
+    .option('-T, --task [id]', 'also create a linked task on the shared board, assigned to the target (or link the existing board task <id>)')
     .option('--json', 'print {task_id, target, status, receipt}')
     .addHelpText('after', SEND_HELP)
     .action(async (target: string, message: string | undefined, flags: SendFlags) => {
@@ -81,7 +86,7 @@ export function registerMessagingCommands(program: Command): void {
     .addHelpText('after', '\nExample:\n  synapse interrupt codex "stop: the tests are red on main"')
     .action(async (target: string, message: string | undefined, flags: SendFlags) => {
       const { sendCommand } = await import('./send.js');
-      await sendCommand(target, message, flags, processIo(), { priority: 4, mode: 'silent' });
+      await sendCommand(target, message, flags, processIo(), { priority: 4, mode: 'silent', coordination: true });
     });
 
   program
@@ -98,6 +103,37 @@ export function registerMessagingCommands(program: Command): void {
     .action(async (target: string, choice: string, flags: { task?: string; json?: boolean }) => {
       const { respondCommand } = await import('./respond.js');
       await respondCommand(target, choice, flags, processIo());
+    });
+
+  program
+    .command('approve')
+    .description("Approve the plan an agent's CLI shows for a task (Claude Code's plan mode)")
+    .argument('<task>', 'the task id (or its first characters) that is input-required with metadata.plan')
+    .option('--agent <target>', 'the agent that holds the task (default: ask every running agent)')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      '\nThe CLI\'s approve keys answer its plan screen (Claude Code: 2, "Yes, manually approve edits").\nExit 1 with not_awaiting_plan when the task shows no plan.\n\nExample:\n  synapse approve 3f2a9c1e',
+    )
+    .action(async (task: string, flags: { agent?: string; json?: boolean }) => {
+      const { planCommand } = await import('./plan.js');
+      await planCommand('approve', task, flags, processIo());
+    });
+
+  program
+    .command('reject')
+    .description("Reject the plan an agent's CLI shows for a task; the reason becomes its next message")
+    .argument('<task>', 'the task id (or its first characters) that is input-required with metadata.plan')
+    .option('--reason <text>', 'why: delivered to the agent as its next message, ahead of its queue')
+    .option('--agent <target>', 'the agent that holds the task (default: ask every running agent)')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      '\nExit 1 with not_awaiting_plan when the task shows no plan.\n\nExample:\n  synapse reject 3f2a9c1e --reason "keep the old file name; only update the imports"',
+    )
+    .action(async (task: string, flags: { reason?: string; agent?: string; json?: boolean }) => {
+      const { planCommand } = await import('./plan.js');
+      await planCommand('reject', task, flags, processIo());
     });
 
   program

@@ -32,6 +32,8 @@ export interface RunFlags {
   worktree?: string | boolean | AgentPlace | undefined;
   /** `--agent/-A <id|name>`: a saved agent's name, role, skill set and port (the flags win). */
   agent?: string | undefined;
+  /** `--delegate-mode`: a manager that coordinates and does not edit (registry entry `delegate_mode: true`). */
+  delegateMode?: boolean | undefined;
 }
 
 /** What a spawned agent's runner adds to `synapse <profile>` (pane-agent.ts, team-cli.ts). */
@@ -134,6 +136,7 @@ export async function runForeground(profileName: string, cliArgs: string[], give
     ...(skillSet ? { skill_set: skillSet } : {}),
     ...(worktree ? { worktree: worktree.place } : {}),
     ...(conversation.sessionId ? { session_id: conversation.sessionId } : {}),
+    ...(flags.delegateMode ? { delegate_mode: true } : {}),
   };
   const startedAt = Date.now();
   const agent = await startAgent({
@@ -228,7 +231,15 @@ export async function startBackground(profileName: string, cliArgs: string[], gi
   const agent = {
     profile: profile.id,
     cliArgs,
-    flags: { name: flags.name, role, port: flags.port, host: flags.host, autoApprove: flags.autoApprove, worktree: worktree?.place },
+    flags: {
+      name: flags.name,
+      role,
+      port: flags.port,
+      host: flags.host,
+      autoApprove: flags.autoApprove,
+      worktree: worktree?.place,
+      ...(flags.delegateMode ? { delegateMode: true } : {}),
+    },
     ...(skillSet ? { extras: { skill_set: skillSet } } : {}),
   };
   const { entry, logFile, stillStarting } = await launchBackground({ synapseArgs: detachedArgs(agent), env: io.env, cwd: worktree?.cwd ?? io.cwd });

@@ -30,7 +30,8 @@ export interface SendFlags {
   from?: string;
   force?: boolean;
   json?: boolean;
-  task?: boolean;
+  /** `-T, --task [id]`: create a linked board task (true), or link this existing one. */
+  task?: boolean | string;
 }
 
 const READY_WAIT_DEFAULT_MS = 120_000;
@@ -240,7 +241,10 @@ export interface DeliveryOptions {
   attach?: string[];
   from?: string;
   force?: boolean;
-  task?: boolean;
+  /** Create a linked board task (true), or link this existing one (its id or prefix). */
+  task?: boolean | string;
+  /** `synapse interrupt`: a manager in delegate mode may interrupt without a board task (it hands out no work). */
+  coordination?: boolean;
   /** `--json`: a backpressure refusal is printed as a JSON receipt before the error. */
   json?: boolean;
 }
@@ -271,9 +275,15 @@ export async function deliverMessage(targetArg: string, text: string, opts: Deli
   if (sender.id === target.agent_id) throw new SynapseError('usage', `${label(target)} is you: an agent cannot send a message to itself`);
 
   if (!opts.force) checkSameProject(live, sender, target, io.cwd);
+  const { boardLinkFor } = await import('./delegate-link.js');
+  const link = await boardLinkFor(opts.coordination ? null : sender.entry, target, opts.task, text, targetArg);
   const senderTaskId = sender.entry ? await currentTaskOf(sender.entry, io.env) : null;
   const taskId = randomUUID();
-  if (opts.task) {
+  if (link.kind === 'existing') {
+    const { withTaskBoard } = await import('../../store/board.js');
+    withTaskBoard(target.working_dir, (b) => b.linkA2aTask(link.id, taskId));
+  }
+  if (link.kind === 'create') {
     const { createLinkedTask } = await import('../../store/board.js');
     createLinkedTask(target.working_dir, {
       subject: text.split('\n')[0]!.slice(0, 200),
@@ -291,7 +301,7 @@ export async function deliverMessage(targetArg: string, text: string, opts: Deli
       response_mode: mode,
       ...senderMetadata(sender),
       ...(senderTaskId ? { sender_task_id: senderTaskId } : {}),
-      ...(opts.task ? { board_task: true } : {}),
+      ...(link.kind !== 'none' ? { board_task: true } : {}),
     },
   };
   const readyDeadline = Date.now() + (timeoutMs ?? READY_WAIT_DEFAULT_MS);
@@ -311,7 +321,7 @@ export async function sendCommand(
   arg: string | undefined,
   flags: SendFlags,
   io: CommandIo,
-  defaults: { priority?: number; mode?: ResponseMode } = {},
+  defaults: { priority?: number; mode?: ResponseMode; coordination?: boolean } = {},
 ): Promise<void> {
   const text = await messageText(arg, flags, io);
   const { target, mode, task, done, fromAgent } = await deliverMessage(
@@ -324,7 +334,8 @@ export async function sendCommand(
       ...(flags.attach ? { attach: flags.attach } : {}),
       ...(flags.from !== undefined ? { from: flags.from } : {}),
       ...(flags.force ? { force: true } : {}),
-      ...(flags.task ? { task: true } : {}),
+      ...(flags.task !== undefined ? { task: flags.task } : {}),
+      ...(defaults.coordination ? { coordination: true } : {}),
       ...(flags.json ? { json: true } : {}),
     },
     io,

@@ -3,7 +3,7 @@ import { peerTls } from '../../a2a/peer-tls.js';
 import { renderStartupInstruction } from '../../config/instructions.js';
 import { envSetting } from '../../config/env-setting.js';
 import { loadSettings } from '../../config/settings.js';
-import type { RegistryEntry } from '../../registry/entry.js';
+import { inDelegateMode, type RegistryEntry } from '../../registry/entry.js';
 import { liveAgents } from '../../registry/lookup.js';
 import { resolveSender } from '../../registry/sender.js';
 import type { CallContext } from './command-call.js';
@@ -35,6 +35,7 @@ export function instructionsFor(ctx: CallContext, self: Self): string {
     endpoint: self.entry?.endpoint ?? null,
     name: self.entry?.name ?? null,
     role: self.entry?.role ?? null,
+    delegate: self.entry ? inDelegateMode(self.entry) : false,
   });
 }
 

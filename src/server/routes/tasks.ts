@@ -17,6 +17,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async (a
     TaskIdParamsSchema,
     TaskListQuerySchema,
     RespondBodySchema,
+    PlanRejectBodySchema,
     CreateTaskBodySchema,
     TaskReplyBodySchema,
     HistoryUpdateBodySchema,
@@ -77,6 +78,18 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async (a
   const permissionRoute = { schema: { params: TaskIdParamsSchema } };
   app.post('/tasks/:id/permission/approve', permissionRoute, async (req) => decide(req.params.id, 'approve', 'approved'));
   app.post('/tasks/:id/permission/deny', permissionRoute, async (req) => decide(req.params.id, 'deny', 'denied'));
+
+  // The CLI's plan-approval screen (the task is input-required with metadata.plan): approve, or
+  // reject with a reason that becomes the agent's next message. Approve takes no body (a JSON
+  // body is allowed and ignored).
+  app.post('/tasks/:id/approve', permissionRoute, async (req) => {
+    const task = api.approvePlan(req.params.id);
+    return { status: 'approved', task_id: task.id };
+  });
+  app.post('/tasks/:id/reject', { schema: { params: TaskIdParamsSchema, body: PlanRejectBodySchema } }, async (req) => {
+    const { task, followUp } = api.rejectPlan(req.params.id, req.body.reason);
+    return { status: 'rejected', task_id: task.id, reason_task_id: followUp?.id ?? null };
+  });
 
   app.post('/tasks/:id/cancel', { schema: { params: TaskIdParamsSchema } }, async (req) => {
     const task = api.cancelTask(req.params.id);

@@ -175,4 +175,27 @@ describe('input-required on a real agent', () => {
     expect(artifactTextOf(done)).toMatch(/allowed/);
     expect((await getJson(`${a.endpoint}/tasks/${asked.id}`)).body.status).toBe('completed');
   });
+
+  it('a plan-approval screen: metadata.plan over A2A; a follow-up with other text rejects it and becomes the next message', async () => {
+    const a = await startHeadless('echo', { env: t.env });
+    const client = await sdkClient(a.endpoint, 'JSONRPC');
+    const asked = asTask(await client.sendMessage(sendRequest('[[plan: drop the cache]]')));
+    expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(asked.metadata?.synapse?.plan).toEqual({ text: 'drop the cache' });
+    const done = asTask(await client.sendMessage(sendRequest('keep the cache, add a TTL', { message: { taskId: asked.id, contextId: asked.contextId } })));
+    expect(done.id).toBe(asked.id);
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(artifactTextOf(done)).toContain('plan rejected');
+    const reason = await waitFor(
+      async () => ((await getJson(`${a.endpoint}/tasks`)).body as any[]).find((x) => x.metadata.plan_rejected === asked.id && x.status === 'completed') ?? null,
+      5000,
+      'the reason delivered',
+    );
+    expect(artifactText(reason)).toContain('Your plan was rejected. Reason: keep the cache, add a TTL');
+
+    const again = asTask(await client.sendMessage(sendRequest('[[plan: drop the cache]]')));
+    const approved = asTask(await client.sendMessage(sendRequest('approve', { message: { taskId: again.id, contextId: again.contextId } })));
+    expect(approved.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(artifactTextOf(approved)).toContain('(plan approved)');
+  });
 });

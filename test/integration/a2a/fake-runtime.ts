@@ -146,6 +146,12 @@ export function fakeRuntime(opts: { port: number; thinkMs?: number }): FakeRunti
       }, thinkMs);
       return { task: t, choice: picked };
     },
+    approvePlan: (taskId) => {
+      throw new SynapseError('not_awaiting_plan', `task ${taskId} is not awaiting plan approval (the fake runtime shows no plans)`);
+    },
+    rejectPlan: (taskId) => {
+      throw new SynapseError('not_awaiting_plan', `task ${taskId} is not awaiting plan approval (the fake runtime shows no plans)`);
+    },
   };
   return {
     api,

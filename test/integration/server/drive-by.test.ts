@@ -182,6 +182,8 @@ describe('the app refuses drive-by requests (inject)', () => {
     // The original Synapse's routes, on its paths.
     for (const url of ['/tasks/create', '/tasks/:id/reply', '/history/update', '/tasks/:id/permission/approve', '/tasks/:id/permission/deny', '/memory/save'])
       expect(posts).toContain(url);
+    // Plan approval (Claude Code's plan mode).
+    for (const url of ['/tasks/:id/approve', '/tasks/:id/reject']) expect(posts).toContain(url);
     for (const url of ['/a2a/jsonrpc', '/a2a/v0.3/jsonrpc', '/a2a/rest/v1/:verb', '/a2a/rest/v1/tasks/:task', '/a2a/rest/v1/*']) expect(posts).toContain(url);
     expect(posts.length).toBeGreaterThanOrEqual(25);
   });

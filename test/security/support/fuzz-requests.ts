@@ -69,6 +69,8 @@ const ROUTES: RouteSeed[] = [
   { method: 'POST', path: (g) => `/tasks/${enc(g.id())}/cancel`, body: () => ({}) },
   { method: 'POST', path: (g) => `/tasks/${enc(g.id())}/respond`, body: (g) => ({ choice: g.pick(['1', 'approve', 'deny', g.string()]) }) },
   { method: 'POST', path: (g) => `/tasks/${enc(g.id())}/permission/${g.pick(['approve', 'deny'])}`, body: () => ({}) },
+  { method: 'POST', path: (g) => `/tasks/${enc(g.id())}/approve`, body: () => ({}) },
+  { method: 'POST', path: (g) => `/tasks/${enc(g.id())}/reject`, body: (g) => g.pick([{}, { reason: text(g) }, { reason: '' }, { reason: 42 }]) },
   { method: 'POST', path: (g) => `/tasks/${enc(g.id())}/reply`, body: (g) => ({ message: text(g), status: 'completed' }) },
   { method: 'GET', path: (g) => `/tasks/${enc(g.id())}/subscribe?last_event_id=${g.pick(['0', '-1', 'x', '99999'])}` },
   { method: 'POST', path: () => '/history/update', body: (g) => ({ task_id: g.id(), status: 'completed', output_summary: text(g) }) },
