@@ -73,7 +73,7 @@ describe('synapse spawn into tmux', () => {
     expect(jump.code).toBe(0);
     expect(tmux.activePane()).toBe(spawned.pane.id);
 
-    const kill = await runCli(['kill', 'bob'], { env: t.env, cwd: project, timeoutMs: 30_000 });
+    const kill = await runCli(['kill', 'bob', '-t', '5'], { env: t.env, cwd: project, timeoutMs: 30_000 });
     expect(kill.code).toBe(0);
     await waitFor(() => !tmux.panes().includes(spawned.pane.id), 10_000, 'the pane to close');
     expect(entryNamed('bob')).toBeUndefined();
@@ -99,7 +99,7 @@ describe('synapse spawn into tmux', () => {
     expect(out.failed).toEqual([expect.objectContaining({ spec: 'nosuchcli:zed', code: 'unknown_profile' })]);
     for (const s of out.started) expect(tmux.panes()).toContain(s.pane.id);
     for (const name of ['ann', 'ben', 'cat']) expect(entryNamed(name)?.pane?.kind).toBe('tmux');
-    for (const name of ['ann', 'ben', 'cat']) expect((await runCli(['kill', name], { env: t.env, cwd: project, timeoutMs: 30_000 })).code).toBe(0);
+    for (const name of ['ann', 'ben', 'cat']) expect((await runCli(['kill', name, '-t', '5'], { env: t.env, cwd: project, timeoutMs: 30_000 })).code).toBe(0);
     await waitFor(() => out.started.every((s: { pane: { id: string } }) => !tmux.panes().includes(s.pane.id)), 10_000, 'the panes to close');
   }, 150_000);
 
@@ -112,7 +112,7 @@ describe('synapse spawn into tmux', () => {
     await waitFor(() => tmux.capture(pane).includes('echo>'), 10_000, 'the lead on screen in the original pane');
     expect(mate.pane.kind).toBe('tmux');
     expect(mate.pane.id).not.toBe(pane);
-    for (const name of ['mate', 'lead']) expect((await runCli(['kill', name], { env: t.env, cwd: project, timeoutMs: 30_000 })).code).toBe(0);
+    for (const name of ['mate', 'lead']) expect((await runCli(['kill', name, '-t', '5'], { env: t.env, cwd: project, timeoutMs: 30_000 })).code).toBe(0);
   }, 90_000);
 
   it('a person who quits a named interactive agent is asked to save it, and the answer saves it', async () => {
