@@ -27,6 +27,7 @@ import { DeliveryLoop } from './delivery.js';
 import type { EarlyCli } from './early-cli.js';
 import { startMessageSweep } from './message-files.js';
 import { startFileSafetyRetention } from './file-safety-retention.js';
+import { startLockSignal } from './lock-signal.js';
 import { LiveOutput } from './live-output.js';
 import type { UserTerminal } from './passthrough.js';
 import type { PortClaim } from './port-claim.js';
@@ -175,6 +176,7 @@ class Agent {
   private readonly http: AgentHttp;
   private shutdownPromise: Promise<number> | null = null;
   private stopSweep: () => void = () => undefined;
+  private stopLockSignal: () => void = () => undefined;
   private cliExited: CliExit | null = null;
   private resolveExit: (code: number) => void = () => undefined;
   private readonly exited = new Promise<number>((r) => (this.resolveExit = r));
@@ -325,7 +327,12 @@ class Agent {
     // Compound signal: a quiet screen is not idle while a task runs or files are locked.
     this.session.protectWhile(() => this.delivery.busy || locksHeldOrUnknown(cwd, identity.agentId, env));
     gateIdle(this.gates, this.session.tracker, this.presence.status, (m) => this.logger.warn(m));
-    this.session.tracker.on('change', (r: { status: 'READY' | 'PROCESSING' | 'WAITING' }) => this.presence.status.setScreen(r.status));
+    const locks = startLockSignal(cwd, identity.agentId, env, this.presence.status);
+    this.stopLockSignal = () => locks.stop();
+    this.session.tracker.on('change', (r: { status: 'READY' | 'PROCESSING' | 'WAITING' }) => {
+      if (r.status === 'READY') locks.refresh();
+      this.presence.status.setScreen(r.status);
+    });
     this.delivery.on('submitted', (t: Task) => this.replies.delivered(t));
     this.delivery.on('busy', (busy: boolean) => this.presence.status.setTaskInFlight(busy));
     const trace = envSetting(env, 'SYNAPSE_SCREEN_TRACE');
@@ -454,6 +461,7 @@ class Agent {
       this.session.tracker.stop();
       this.replies.stop();
       this.stopSweep();
+      this.stopLockSignal();
       this.liveOutput.stop();
       this.presence.stop();
       this.user?.stop();
