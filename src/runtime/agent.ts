@@ -9,6 +9,7 @@ import { completionGate, gateIdle, QualityGates } from './hooks.js';
 import { agentStateDir, messageFileDir, replyDir, type Env } from '../config/paths.js';
 import type { Logger } from '../logger.js';
 import type { Profile } from '../profiles/types.js';
+import { isResuming } from '../profiles/args.js';
 import { describeExit, writeExitRecord } from '../registry/exit-record.js';
 import type { RegistryEntry } from '../registry/entry.js';
 import type { FileRegistry } from '../registry/registry.js';
@@ -227,7 +228,7 @@ class Agent {
       tracker: this.session.tracker,
       tasks: this.tasks,
       delivery: this.delivery,
-      resuming: opts.cliArgs.some((a) => profile.resumeFlags.includes(a) || profile.resumeFlags.some((flag) => a.startsWith(`${flag}=`))),
+      resuming: isResuming(this.settings.resumeFlags[profile.id] ?? profile.resumeFlags, opts.cliArgs),
       skip: startupSkip(profile.id, opts.cwd, env, opts.skipInstruction === true),
       instruction: () =>
         renderStartupInstruction(profile.id, this.settings, opts.cwd, env, {
