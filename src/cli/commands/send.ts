@@ -247,6 +247,8 @@ export interface DeliveryOptions {
   coordination?: boolean;
   /** `--json`: a backpressure refusal is printed as a JSON receipt before the error. */
   json?: boolean;
+  /** With mode `wait`: false leaves following the task to the caller (`synapse shell` follows several at once). */
+  follow?: boolean;
 }
 
 export interface Delivery {
@@ -311,7 +313,7 @@ export async function deliverMessage(targetArg: string, text: string, opts: Deli
       io.out(`${JSON.stringify({ task_id: null, target: target.agent_id, status: 'refused', receipt: 'queue_full', ...err.details })}\n`);
     throw err;
   });
-  const done = mode === 'wait' ? await waitForAnswer(target, task, timeoutMs, io) : null;
+  const done = mode === 'wait' && opts.follow !== false ? await waitForAnswer(target, task, timeoutMs, io) : null;
   return { target, mode, task, done, fromAgent: Boolean(sender.entry) };
 }
 
