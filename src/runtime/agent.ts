@@ -10,6 +10,7 @@ import { agentStateDir, messageFileDir, replyDir, type Env } from '../config/pat
 import type { Logger } from '../logger.js';
 import type { Profile } from '../profiles/types.js';
 import { isResuming } from '../profiles/args.js';
+import { secretRedactor } from '../redact.js';
 import { describeExit, writeExitRecord } from '../registry/exit-record.js';
 import type { RegistryEntry } from '../registry/entry.js';
 import type { FileRegistry } from '../registry/registry.js';
@@ -193,11 +194,12 @@ class Agent {
     const log = (m: string) => this.logger.info(m);
     const stateDir = agentStateDir(env);
     fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-    this.store = new AgentTaskStore(path.join(stateDir, `${identity.agentId}.db`));
+    const redact = secretRedactor(env); // credentials never reach what is kept (issue 21 §4)
+    this.store = new AgentTaskStore(path.join(stateDir, `${identity.agentId}.db`), { redact });
     this.tasks = new TaskManager(this.store, clock);
     this.events = new TaskEvents(clock);
     this.webhookStore = new WebhookStore(this.store.db, clock, f.settings.limits.webhooks);
-    this.webhooks = new WebhookDispatcher({ store: this.webhookStore, env, log, clock, agentId: identity.agentId, tls: f.settings.peerTls });
+    this.webhooks = new WebhookDispatcher({ store: this.webhookStore, env, log, clock, agentId: identity.agentId, tls: f.settings.peerTls, redact });
     this.history = new HistoryRecorder(env, { log, warn: (m) => this.logger.warn(m) });
     try {
       this.session = new CliSession({ profile, cli: f.cli, commandLine: f.commandLine, size: f.size, clock, scrollbackLines: f.settings.scrollbackLines });
@@ -337,7 +339,7 @@ class Agent {
     this.delivery.on('submitted', (t: Task) => this.replies.delivered(t));
     this.delivery.on('busy', (busy: boolean) => this.presence.status.setTaskInFlight(busy));
     const trace = envSetting(env, 'SYNAPSE_SCREEN_TRACE');
-    if (trace) traceScreens(trace, this.session.screen, this.session.tracker, this.delivery);
+    if (trace) traceScreens(trace, this.session.screen, this.session.tracker, this.delivery, secretRedactor(env));
     this.presence.status.on('change', (next: string, prev: string) => {
       this.logger.info(`status ${prev} -> ${next}`);
       this.events.publish('status', { agent_id: identity.agentId, status: next, previous: prev, at: iso(clock.now()) });

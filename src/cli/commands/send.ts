@@ -287,9 +287,11 @@ export async function deliverMessage(targetArg: string, text: string, opts: Deli
   }
   if (link.kind === 'create') {
     const { createLinkedTask } = await import('../../store/board.js');
+    // The board keeps the text: credentials are redacted there (issue 21 §4); the message is not.
+    const redact = (await import('../../redact.js')).secretRedactor(io.env);
     createLinkedTask(target.working_dir, {
-      subject: text.split('\n')[0]!.slice(0, 200),
-      description: text,
+      subject: redact(text.split('\n')[0]!.slice(0, 200)),
+      description: redact(text),
       assignee: target.agent_id,
       a2a_task_id: taskId,
       created_by: sender.id,
