@@ -10,7 +10,7 @@ import { agentStateDir, messageFileDir, replyDir, type Env } from '../config/pat
 import type { Logger } from '../logger.js';
 import type { Profile } from '../profiles/types.js';
 import { isResuming } from '../profiles/args.js';
-import { secretRedactor } from '../redact.js';
+import { secretRedactor, type Redactor } from '../redact.js';
 import { describeExit, writeExitRecord } from '../registry/exit-record.js';
 import type { RegistryEntry } from '../registry/entry.js';
 import type { FileRegistry } from '../registry/registry.js';
@@ -192,10 +192,8 @@ class Agent {
     const { profile, env } = opts;
     this.logger = f.log.logger;
     const log = (m: string) => this.logger.info(m);
-    const stateDir = agentStateDir(env);
-    fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     const redact = secretRedactor(env); // credentials never reach what is kept (issue 21 §4)
-    this.store = new AgentTaskStore(path.join(stateDir, `${identity.agentId}.db`), { redact });
+    this.store = openTaskStore(env, identity.agentId, redact);
     this.tasks = new TaskManager(this.store, clock);
     this.events = new TaskEvents(clock);
     this.webhookStore = new WebhookStore(this.store.db, clock, f.settings.limits.webhooks);
@@ -498,6 +496,13 @@ function endpointKey(endpoint: string): string | null {
 function isRegisteredEndpoint(live: readonly RegistryEntry[], endpoint: string): boolean {
   const want = endpointKey(endpoint);
   return want !== null && live.some((e) => endpointKey(e.endpoint) === want);
+}
+
+/** The agent's own SQLite file in its private state directory. */
+function openTaskStore(env: Env, agentId: string, redact: Redactor): AgentTaskStore {
+  const stateDir = agentStateDir(env);
+  fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  return new AgentTaskStore(path.join(stateDir, `${agentId}.db`), { redact });
 }
 
 /** Locks held by this agent; an unreadable lock database counts as held (fail closed). */

@@ -22,7 +22,15 @@ const SECRETS: Record<string, string> = {
   'configured key': `the key is ${CONFIGURED} ok`,
 };
 /** The part of each that must not be found anywhere. */
-const NEEDLES = ['abcDEF123456ghiJKL789', 'sk-proj-AbCdEf1234567890abcdefXYZ', 'ghp_1234567890abcdefghijABCDEFGHIJ123456', 'hunter2hunter2', 'tok9f8e7d6c5b4a3', 'MIIEowIBAAKCAQEA7bq9secretbody', CONFIGURED];
+const NEEDLES = [
+  'abcDEF123456ghiJKL789',
+  'sk-proj-AbCdEf1234567890abcdefXYZ',
+  'ghp_1234567890abcdefghijABCDEFGHIJ123456',
+  'hunter2hunter2',
+  'tok9f8e7d6c5b4a3',
+  'MIIEowIBAAKCAQEA7bq9secretbody',
+  CONFIGURED,
+];
 
 const t = tempHome();
 const project = fs.mkdtempSync(path.join(os.tmpdir(), 'synapse-redact-'));
@@ -60,7 +68,15 @@ describe('secrets never reach history, memory, webhooks, traces or task records'
     await new Promise<void>((r) => receiver!.listen(0, '127.0.0.1', r));
     const hook = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
 
-    const env = { ...t.env, SYNAPSE_HISTORY_ENABLED: 'true', ECHO_SESSION_DIR: cliOwnStore, SYNAPSE_LOG_FILE: path.join(t.home, '.synapse', 'logs', 'keeper.log'), ANTHROPIC_API_KEY: CONFIGURED, SYNAPSE_SCREEN_TRACE: path.join(t.home, 'trace.jsonl'), SYNAPSE_WEBHOOK_ALLOW_LOOPBACK: 'true' };
+    const env = {
+      ...t.env,
+      SYNAPSE_HISTORY_ENABLED: 'true',
+      ECHO_SESSION_DIR: cliOwnStore,
+      SYNAPSE_LOG_FILE: path.join(t.home, '.synapse', 'logs', 'keeper.log'),
+      ANTHROPIC_API_KEY: CONFIGURED,
+      SYNAPSE_SCREEN_TRACE: path.join(t.home, 'trace.jsonl'),
+      SYNAPSE_WEBHOOK_ALLOW_LOOPBACK: 'true',
+    };
     const a = await startHeadless('echo', { env, cwd: project, args: ['--name', 'keeper'] });
     const reg = await postJson(`${a.endpoint}/webhooks`, { url: hook, events: ['task.completed'] });
     expect(reg.status, JSON.stringify(reg.body)).toBeLessThan(300);
