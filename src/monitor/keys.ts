@@ -101,10 +101,20 @@ export function handleKey(state: MonitorState, key: KeyPress): KeyResult {
   return keep(state);
 }
 
+/** A control character inside a run of keys, as the key it is. */
+const CONTROL_KEYS: Record<string, KeyPress> = {
+  '\r': { input: '', enter: true },
+  '\n': { input: '', enter: true },
+  '\x7f': { input: '', backspace: true },
+  '\b': { input: '', backspace: true },
+  '\x1b': { input: '', escape: true },
+  '\x03': { input: 'c', ctrlC: true },
+};
+
 /**
  * Keys that arrive together (typed fast, or sent by a program such as `tmux send-keys`) come as
- * one string: each character is a key of its own, in order, and each may ask for an effect. A
- * quit ends the run.
+ * one string: each character is a key of its own, in order (Enter, Backspace and ESC among them),
+ * and each may ask for an effect. A quit ends the run.
  */
 export function handleInput(state: MonitorState, key: KeyPress): { state: MonitorState; effects: Effect[] } {
   const special = key.up || key.down || key.enter || key.escape || key.backspace || key.ctrlC;
@@ -116,7 +126,7 @@ export function handleInput(state: MonitorState, key: KeyPress): { state: Monito
   let next = state;
   const effects: Effect[] = [];
   for (const ch of chars) {
-    const one = handleKey(next, { input: ch });
+    const one = handleKey(next, CONTROL_KEYS[ch] ?? { input: ch });
     next = one.state;
     if (one.effect) effects.push(one.effect);
     if (one.effect?.kind === 'quit') break;

@@ -94,5 +94,8 @@ describe('the monitor keys', () => {
     expect(handleInput(r.state, { input: 'y' }).effects.map((e) => e.kind)).toEqual(['kill']);
     expect(handleInput(start(), { input: 'q1' }).effects.map((e) => e.kind)).toEqual(['quit']);
     expect(handleInput(start(), { input: '/web' }).state.filter).toBe('web');
+    expect(handleInput(start(), { input: '/web\r' }).state).toMatchObject({ filter: 'web', typingFilter: false });
+    expect(handleInput(start(), { input: '2\r' }).effects.map((e) => e.kind === 'jump' && e.agent.entry.name)).toEqual(['bob']);
+    expect(handleInput(start(), { input: '/web\x7f\x1b' }).state).toMatchObject({ filter: '', typingFilter: false });
   });
 });
