@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyFilter, matchesFilter } from '../../../src/monitor/filter.js';
-import { initialState, rowWindow, selectedAgent, selectedIndex, visibleAgents, withAgents } from '../../../src/monitor/model.js';
+import { initialState, rowWindow, selectedAgent, selectedIndex, visibleAgents, withAgents, type MonitorState } from '../../../src/monitor/model.js';
 import { row } from './rows.js';
 
 const bob = row({ port: 8191, name: 'bob', agent_type: 'echo', working_dir: '/work/api' });
@@ -36,7 +36,7 @@ describe('the monitor state', () => {
   });
 
   it('a pending kill is dropped when its agent leaves', () => {
-    let s = { ...withAgents(initialState(), [bob, zed]), confirmKillId: bob.entry.agent_id };
+    let s: MonitorState = { ...withAgents(initialState(), [bob, zed]), confirmKillId: bob.entry.agent_id };
     s = withAgents(s, [zed]);
     expect(s.confirmKillId).toBeNull();
   });
