@@ -62,15 +62,21 @@ describe('synapse list and status', () => {
       expect.stringMatching(/^one\s+HTTP\s+-\s+src\/a\.ts \(\+1\)$/),
     ]);
 
+    // Holding locks, the agent reports PROCESSING with the reason (compound status, as the original).
+    await waitFor(
+      async () => (await json((c) => agentStatus('one', { json: true }, c))).live?.status === 'PROCESSING',
+      10_000,
+      'PROCESSING while it holds locks',
+    );
     const status = await json((c) => agentStatus('one', { json: true }, c));
     expect(status).toMatchObject({
       agent_id: a.agentId,
-      live: { ready_for_messages: true, status: 'READY' },
+      live: { ready_for_messages: true, status: 'PROCESSING', status_reason: 'holds 2 file locks' },
       board_tasks: [{ id: task.id, subject: 'parse' }],
     });
     expect(status.locks.map((l: { path: string }) => path.basename(l.path))).toEqual(['a.ts', 'b.ts']);
     const human = (await run((c) => agentStatus(`echo-${a.port}`, {}, c))).stdout;
-    expect(human).toContain(`${a.agentId} (one)  echo  READY`);
+    expect(human).toContain(`${a.agentId} (one)  echo  PROCESSING (holds 2 file locks)`);
     expect(human).toContain('  accepting    yes');
     expect(human).toContain(`  locks        ${path.join(project, 'src', 'a.ts')} (refactor), ${path.join(project, 'src', 'b.ts')}`);
     expect(human).toContain(`  board tasks  ${task.id.slice(0, 8)} pending parse`);
