@@ -28,7 +28,7 @@ export interface ExternalAgent {
 
 /** `~/.a2a/external`, or `SYNAPSE_EXTERNAL_DIR`. */
 export function externalDir(env: Env): string {
-  const dir = envSetting(env, 'SYNAPSE_EXTERNAL_DIR');
+  const dir = envSetting(env, 'SYNAPSE_EXTERNAL_DIR') ?? envSetting(env, 'SYNAPSE_EXTERNAL_REGISTRY_DIR');
   if (dir) return dir;
   const home = env.HOME && env.HOME.length > 0 ? env.HOME : os.homedir();
   return path.join(home, '.a2a', 'external');

@@ -62,6 +62,11 @@ export const ENV_VARS = {
     description: 'The older name of SYNAPSE_LONG_MESSAGE_DIR, still read when that is unset.',
   },
   SYNAPSE_EXTERNAL_DIR: { kind: 'text', defaultText: '~/.a2a/external', description: 'Registered external A2A agents.' },
+  SYNAPSE_EXTERNAL_REGISTRY_DIR: {
+    kind: 'text',
+    defaultText: '(see SYNAPSE_EXTERNAL_DIR)',
+    description: "The original's name for SYNAPSE_EXTERNAL_DIR, read when that is unset.",
+  },
   SYNAPSE_PROJECT_DIR: {
     kind: 'text',
     defaultText: '(the working directory)',
@@ -113,6 +118,17 @@ export const ENV_VARS = {
   },
   SYNAPSE_FILE_SAFETY_DB_PATH: { kind: 'text', defaultText: '.synapse/file_safety.db', description: 'The file-safety database, relative to the project.' },
   SYNAPSE_SHARED_MEMORY_ENABLED: { kind: 'flag', default: true, description: 'The shared memory (synapse memory).' },
+  SYNAPSE_SHARED_MEMORY_DB_PATH: {
+    kind: 'text',
+    defaultText: '.synapse/memory.db',
+    description: "The shared-memory database, relative to the project (the original's name).",
+  },
+  SYNAPSE_HISTORY_DB_PATH: { kind: 'text', defaultText: '$SYNAPSE_HOME/history/history.db', description: "The history database (the original's name)." },
+  SYNAPSE_LOG_LEVEL: {
+    kind: 'text',
+    defaultText: 'info',
+    description: "The agent log's level: trace, debug, info, warn, error, fatal or silent (the original's name).",
+  },
   SYNAPSE_HISTORY_ENABLED: { kind: 'flag', default: true, description: 'Recording of finished tasks in the history.' },
   SYNAPSE_SKIP_STARTUP_INSTRUCTION: { kind: 'flag', default: false, strict: true, description: 'Set to 1: the wrapped CLI gets no start-up instruction.' },
   SYNAPSE_LEARNING_MODE_ENABLED: {

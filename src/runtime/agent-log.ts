@@ -3,6 +3,7 @@ import path from 'node:path';
 import type * as Pino from 'pino';
 import type { Logger as PinoLogger } from 'pino';
 import { requireCjs } from '../require-cjs.js';
+import { envSetting } from '../config/env-setting.js';
 
 const { pino } = requireCjs('pino') as typeof Pino;
 
@@ -44,4 +45,12 @@ export function openAgentLog(agentId: string, file: string | null, level = 'info
         resolve();
       }),
   };
+}
+
+const LEVELS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']);
+
+/** `SYNAPSE_LOG_LEVEL` (the original's name), `info` when unset or not a level. */
+export function logLevel(env: NodeJS.ProcessEnv): string {
+  const raw = envSetting(env, 'SYNAPSE_LOG_LEVEL')?.trim().toLowerCase();
+  return raw && LEVELS.has(raw) ? raw : 'info';
 }

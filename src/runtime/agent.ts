@@ -22,7 +22,7 @@ import { WebhookStore } from '../store/webhooks.js';
 import { agentApi } from './agent-api-impl.js';
 import type { AgentSettings } from './agent-settings.js';
 import { AgentHttp } from './agent-http.js';
-import { openAgentLog, type AgentLog } from './agent-log.js';
+import { logLevel, openAgentLog, type AgentLog } from './agent-log.js';
 import { syncBoardTask } from './board-link.js';
 import { CliSession } from './cli-session.js';
 import { DeliveryLoop } from './delivery.js';
@@ -142,7 +142,7 @@ export function exitReport(exit: CliExit): string {
  * in the order of `Agent.shutdown`. On a failure here the caller stops the CLI and frees the port.
  */
 export async function composeAgent(opts: AgentOptions, early: EarlyStart): Promise<RunningAgent> {
-  const log = openAgentLog(early.identity.agentId, opts.headless ? null : early.identity.logFile);
+  const log = openAgentLog(early.identity.agentId, opts.headless ? null : early.identity.logFile, logLevel(opts.env));
   let agent: Agent;
   try {
     agent = new Agent(opts, { ...early, log });

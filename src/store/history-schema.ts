@@ -1,11 +1,13 @@
 import path from 'node:path';
 import type { Receipt, TaskMetadata, TaskState } from '../agent-api/task.js';
 import { synapseHome, type Env } from '../config/paths.js';
+import { envSetting } from '../config/env-setting.js';
 import type { Migration } from './sqlite.js';
 
 /** `~/.synapse/history/history.db`: one file for every agent of the user. */
 export function historyDbPath(env: Env): string {
-  return path.join(synapseHome(env), 'history', 'history.db');
+  const override = envSetting(env, 'SYNAPSE_HISTORY_DB_PATH');
+  return override ? path.resolve(override) : path.join(synapseHome(env), 'history', 'history.db');
 }
 
 /**

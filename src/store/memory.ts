@@ -4,6 +4,7 @@ import type { Sql } from './store-db.js';
 import { StoreDb } from './store-db.js';
 import { systemClock, iso, type Clock } from '../clock.js';
 import { memoryDbPath } from './settings.js';
+import type { Env } from '../config/paths.js';
 import { MEMORY_MIGRATIONS, type Memory, type MemoryHit, type MemoryRow, type MemoryStats } from './memory-schema.js';
 
 export * from './memory-schema.js';
@@ -36,8 +37,8 @@ export class SharedMemory {
     this.store = new StoreDb(file, MEMORY_MIGRATIONS);
   }
 
-  static forProject(projectDir: string, options: { clock?: Clock; redact?: Redactor } = {}): SharedMemory {
-    return new SharedMemory(memoryDbPath(projectDir), options);
+  static forProject(projectDir: string, options: { clock?: Clock; redact?: Redactor; env?: Env } = {}): SharedMemory {
+    return new SharedMemory(memoryDbPath(projectDir, options.env), options);
   }
 
   close(): void {

@@ -21,8 +21,11 @@ export function fileSafetyDbPath(projectDir: string, env: Env): string {
   return path.join(projectSynapseDir(root), 'file_safety.db');
 }
 
-export function memoryDbPath(projectDir: string): string {
-  return path.join(projectSynapseDir(projectRoot(projectDir)), 'memory.db');
+export function memoryDbPath(projectDir: string, env: Env = {}): string {
+  const override = envSetting(env, 'SYNAPSE_SHARED_MEMORY_DB_PATH');
+  const root = projectRoot(projectDir);
+  if (override) return path.resolve(root, override);
+  return path.join(projectSynapseDir(root), 'memory.db');
 }
 
 /** File safety is on unless `SYNAPSE_FILE_SAFETY_ENABLED` says otherwise. */

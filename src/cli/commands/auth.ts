@@ -2,11 +2,15 @@ import type { Command } from 'commander';
 import { printJson, println, processIo, type CommandIo } from '../io.js';
 
 /** `synapse auth generate`: a new random API key on stdout (nothing is stored). */
-async function authGenerate(flags: { json?: boolean }, io: CommandIo): Promise<void> {
+async function authGenerate(flags: { json?: boolean; count?: string }, io: CommandIo): Promise<void> {
   const { generateApiKey } = await import('../../config/auth-keys.js');
-  const key = generateApiKey();
-  if (flags.json) return printJson(io, { key });
-  println(io, key);
+  const { SynapseError } = await import('../../errors.js');
+  const count = Number(flags.count ?? '1');
+  if (!Number.isInteger(count) || count < 1 || count > 100)
+    throw new SynapseError('usage', `--count must be a whole number from 1 to 100, not "${flags.count}"`);
+  const keys = Array.from({ length: count }, () => generateApiKey());
+  if (flags.json) return printJson(io, count === 1 ? { key: keys[0] } : { keys });
+  for (const key of keys) println(io, key);
 }
 
 export function registerAuthCommands(program: Command): void {
@@ -17,10 +21,15 @@ export function registerAuthCommands(program: Command): void {
 
   auth
     .command('generate')
+    .alias('generate-key')
     .description('Print a new random API key (32 random bytes); put it in SYNAPSE_API_KEYS or SYNAPSE_ADMIN_KEY')
-    .option('--json', 'print {"key": …}')
-    .addHelpText('after', '\nExamples:\n  synapse auth generate\n  export SYNAPSE_AUTH_ENABLED=true SYNAPSE_API_KEYS="$(synapse auth generate)"')
-    .action(async (flags: { json?: boolean }) => {
+    .option('-n, --count <n>', "print this many keys, one per line (the original's generate-key -n)", '1')
+    .option('--json', 'print {"key": …} ({"keys": […]} with --count above 1)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  synapse auth generate\n  synapse auth generate-key -n 3        the original\'s name\n  export SYNAPSE_AUTH_ENABLED=true SYNAPSE_API_KEYS="$(synapse auth generate)"',
+    )
+    .action(async (flags: { json?: boolean; count?: string }) => {
       await authGenerate(flags, processIo());
     });
 }

@@ -212,6 +212,13 @@ export async function cleanupFileSafety(o: { days: string; json?: boolean }, io:
   println(io, `deleted ${result.changes_deleted} change record(s), removed ${result.locks_reaped} stale lock(s)`);
 }
 
+/** `synapse file-safety cleanup-locks` (the original's): stale locks go, change records stay. */
+async function cleanupStaleLocks(o: { json?: boolean }, io: CommandIo): Promise<void> {
+  const removed = await withStore(io, (s) => s.reap());
+  if (o.json) return printJson(io, { locks_reaped: removed });
+  println(io, `removed ${removed} stale lock(s)`);
+}
+
 /** `synapse file-safety debug`: where the database is, its health and every lock row, as JSON. */
 export async function fileSafetyDebug(io: CommandIo): Promise<void> {
   const { fileSafetyDbPath, fileSafetyEnabled } = await import('../../store/settings.js');
@@ -316,6 +323,15 @@ export function registerFileSafetyCommands(program: Command): void {
       .option('--json', 'print as JSON'),
     ['synapse file-safety cleanup --days 30'],
   ).action((o: { days: string; json?: boolean }) => cleanupFileSafety(o, processIo()));
+
+  examples(
+    fsCmd
+      .command('cleanup-locks')
+      .description('Remove stale locks only (expired, or their owner process is dead); the change records stay')
+      .option('-f, --force', "accepted for the original's scripts (nothing is asked)")
+      .option('--json', 'print as JSON'),
+    ['synapse file-safety cleanup-locks'],
+  ).action((o: { json?: boolean }) => cleanupStaleLocks(o, processIo()));
 
   examples(fsCmd.command('debug').description('Where the database is, its schema, health, and every lock row with why it is (not) live'), [
     'synapse file-safety debug',

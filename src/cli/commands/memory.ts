@@ -18,7 +18,7 @@ async function withMemory<T>(io: CommandIo, fn: (m: SharedMemory) => T | Promise
   }
   const { SharedMemory } = await import('../../store/memory.js');
   const { secretRedactor } = await import('../../redact.js');
-  const memory = SharedMemory.forProject(projectDir(io), { redact: secretRedactor(io.env) });
+  const memory = SharedMemory.forProject(projectDir(io), { redact: secretRedactor(io.env), env: io.env });
   try {
     return await fn(memory);
   } finally {

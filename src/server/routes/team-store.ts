@@ -153,7 +153,7 @@ const memoryRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (ap
   let memory: SharedMemory | null = null;
   const notes = () => {
     if (!sharedMemoryEnabled(opts.env)) throw new SynapseError('not_found', 'shared memory is disabled on this agent (SYNAPSE_SHARED_MEMORY_ENABLED is off)');
-    return (memory ??= SharedMemory.forProject(opts.workingDir, { redact: secretRedactor(opts.env) }));
+    return (memory ??= SharedMemory.forProject(opts.workingDir, { redact: secretRedactor(opts.env), env: opts.env }));
   };
   const wire = (m: Memory) => wireMemory(m, opts.workingDir);
   app.addHook('onClose', async () => memory?.close());
