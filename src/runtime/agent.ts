@@ -27,6 +27,7 @@ import { DeliveryLoop } from './delivery.js';
 import type { EarlyCli } from './early-cli.js';
 import { startMessageSweep } from './message-files.js';
 import { startFileSafetyRetention } from './file-safety-retention.js';
+import { startIdempotencySweep } from './idempotency-sweep.js';
 import { LiveOutput } from './live-output.js';
 import type { UserTerminal } from './passthrough.js';
 import type { PortClaim } from './port-claim.js';
@@ -190,7 +191,7 @@ class Agent {
     const log = (m: string) => this.logger.info(m);
     const stateDir = agentStateDir(env);
     fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-    this.store = new AgentTaskStore(path.join(stateDir, `${identity.agentId}.db`));
+    this.store = new AgentTaskStore(path.join(stateDir, `${identity.agentId}.db`), clock);
     this.tasks = new TaskManager(this.store, clock);
     this.events = new TaskEvents(clock);
     this.webhookStore = new WebhookStore(this.store.db, clock, f.settings.limits.webhooks);
@@ -277,9 +278,11 @@ class Agent {
     const msgDir = messageFileDir(env);
     const stopMessageSweep = startMessageSweep(msgDir, this.f.settings.longMessageTtlMs);
     const stopRetention = startFileSafetyRetention(this.opts.cwd, env, this.f.settings.fileSafetyRetentionDays, (l) => this.logger.info(l));
+    const stopKeySweep = startIdempotencySweep(this.store.idempotency, (l) => this.logger.info(l));
     this.stopSweep = () => {
       stopMessageSweep();
       stopRetention();
+      stopKeySweep();
     };
     const user = this.user;
     return new DeliveryLoop({
@@ -300,6 +303,7 @@ class Agent {
   private api() {
     return agentApi({
       store: this.store,
+      idempotency: this.store.idempotency,
       tasks: this.tasks,
       events: this.events,
       session: this.session,

@@ -10,7 +10,7 @@ import type { Part, ResponseMode, SenderInfo } from '../../agent-api/task.js';
 import { envSetting } from '../../config/env-setting.js';
 import { loadSettings } from '../../config/settings.js';
 import { SynapseError } from '../../errors.js';
-import type { RegistryEntry } from '../../registry/entry.js';
+import { writtenByOriginal, type RegistryEntry } from '../../registry/entry.js';
 import { liveAgents, openRegistry } from '../../registry/lookup.js';
 import { sameProject, sameWorkingDir } from '../../registry/project.js';
 import { resolveSender } from '../../registry/sender.js';
@@ -159,21 +159,45 @@ function retryAfterMs(header: string | string[] | undefined): number {
   return Number.isFinite(s) && s >= 0 ? Math.max(s, 0.2) * 1000 : 1000;
 }
 
+/** How many times a send whose connection broke is sent again (with its idempotency key). */
+const NETWORK_RETRIES = 3;
+/** Connection failures after which the request may have arrived: a retry is only safe with a key. */
+const MAYBE_ARRIVED = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED']);
+
+/** The request may have reached an agent of ours, which takes `Idempotency-Key`: send it again. */
+function retryableBreak(err: unknown, target: RegistryEntry): boolean {
+  const errno = err instanceof SynapseError && err.code === 'agent_unreachable' ? err.details?.errno : null;
+  // The original Python Synapse does not read the key: a second POST there could be a second task.
+  return typeof errno === 'string' && MAYBE_ARRIVED.has(errno) && !writtenByOriginal(target);
+}
+
 /**
- * POSTs the message and reads the task from `{task: …}` (the original answers 200, ours 202).
+ * POSTs the message and reads the task from `{task: …}` (the original answers 200, ours 202,
+ * and 200 for a send whose `Idempotency-Key` it has seen: the first task).
  * Retried until `deadline`, honouring Retry-After: our 503 (an agent in the instant before it
  * serves, or shutting down; one that starts takes the message) and the original's 409 with
- * Retry-After (it takes one task at a time: "Agent already has a working task").
+ * Retry-After (it takes one task at a time: "Agent already has a working task"). A connection
+ * that breaks after the request went out (reset, timeout) is retried too, a few times, with the
+ * same `idempotencyKey`: the agent answers with the task the first attempt made, never a second one.
  */
-async function post(target: RegistryEntry, priority: number, body: unknown, deadline: number, io: CommandIo): Promise<PeerTask> {
+async function post(target: RegistryEntry, priority: number, body: unknown, deadline: number, io: CommandIo, idempotencyKey: string): Promise<PeerTask> {
   let announced = false;
+  let breaks = 0;
   for (;;) {
-    const res = await requestJson(`${target.endpoint}/tasks/send-priority?priority=${priority}`, {
-      body,
-      timeoutMs: 10_000,
-      headers: apiKeyHeaders(io.env),
-      tls: peerTls(io.env),
-    });
+    let res;
+    try {
+      res = await requestJson(`${target.endpoint}/tasks/send-priority?priority=${priority}`, {
+        body,
+        timeoutMs: 10_000,
+        headers: { ...apiKeyHeaders(io.env), 'idempotency-key': idempotencyKey },
+        tls: peerTls(io.env),
+      });
+    } catch (err) {
+      if (!retryableBreak(err, target) || ++breaks > NETWORK_RETRIES || Date.now() >= deadline) throw err;
+      io.err(`the connection to ${label(target)} broke (${(err as Error).message}); sending again with the same idempotency key…\n`);
+      await new Promise((r) => setTimeout(r, Math.min(250 * breaks, Math.max(0, deadline - Date.now()))));
+      continue;
+    }
     const task = res.status >= 200 && res.status < 300 ? parsePeerTask((res.body as { task?: unknown } | null)?.task) : null;
     if (task) return task;
     const busy = res.status === 409 && res.headers['retry-after'] !== undefined;
@@ -305,7 +329,8 @@ export async function deliverMessage(targetArg: string, text: string, opts: Deli
     },
   };
   const readyDeadline = Date.now() + (timeoutMs ?? READY_WAIT_DEFAULT_MS);
-  const task = await post(target, priority, body, readyDeadline, io).catch((err: unknown) => {
+  // One idempotency key per invocation (the task id): every retry of this send carries it.
+  const task = await post(target, priority, body, readyDeadline, io, taskId).catch((err: unknown) => {
     // A refusal for backpressure is a receipt too: --json prints it before the error ends the command.
     if (opts.json && err instanceof SynapseError && err.code === 'queue_full')
       io.out(`${JSON.stringify({ task_id: null, target: target.agent_id, status: 'refused', receipt: 'queue_full', ...err.details })}\n`);
@@ -431,6 +456,7 @@ export async function broadcastCommand(arg: string | undefined, flags: SendFlags
           },
           Date.now() + 10_000,
           io,
+          randomUUID(),
         );
         return { target: t.agent_id, name: t.name, task_id: task.id, status: task.status, receipt: task.receipt, error: null };
       } catch (err) {
