@@ -32,6 +32,7 @@ import { LiveOutput } from './live-output.js';
 import type { UserTerminal } from './passthrough.js';
 import type { PortClaim } from './port-claim.js';
 import { Presence, type AgentIdentity } from './presence.js';
+import { QueuePickup } from './queue-pickup.js';
 import { ReplyCoordinator } from './replies.js';
 import { traceScreens } from './screen-trace.js';
 import { StartupGate } from './startup-gate.js';
@@ -176,6 +177,8 @@ class Agent {
   private readonly http: AgentHttp;
   private shutdownPromise: Promise<number> | null = null;
   private stopSweep: () => void = () => undefined;
+  /** Takes messages left in the project's queue for this agent (made in `start`, once it serves). */
+  private pickup: QueuePickup | null = null;
   private cliExited: CliExit | null = null;
   private resolveExit: (code: number) => void = () => undefined;
   private readonly exited = new Promise<number>((r) => (this.resolveExit = r));
@@ -338,6 +341,9 @@ class Agent {
       this.logger.info(`status ${prev} -> ${next}`);
       this.events.publish('status', { agent_id: identity.agentId, status: next, previous: prev, at: iso(clock.now()) });
       this.presence.write();
+      // READY: messages left for this agent while it was away go into its inbox (after this
+      // change has been handled everywhere: the start-up gate may open in the same turn).
+      if (next === 'READY') setImmediate(() => this.pickup?.pull());
     });
     this.tasks.on('updated', (task: Task, previous: string | null) => this.taskUpdated(task, previous));
     void this.session.exited.then(async ({ exitCode, signal }) => {
@@ -426,11 +432,28 @@ class Agent {
       throw err;
     }
     this.presence.start();
+    this.pickup = this.buildPickup();
+    this.pickup.start();
     const { identity } = this.f;
     this.logger.info(`listening on ${identity.endpoint} (pid ${process.pid}, cli pid ${this.session.terminal.pid}, ${this.session.commandLine})`);
     // Signals: the registry entry goes with us on every one of them.
     const onSignal = (sig: NodeJS.Signals) => void this.shutdown(`received ${sig}`);
     for (const sig of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) process.once(sig, onSignal);
+  }
+
+  /** Messages left in the project's queue for this agent (issue 21 §2), taken through its own `submit`. */
+  private buildPickup(): QueuePickup {
+    const api = this.api();
+    return new QueuePickup({
+      projectDir: this.opts.cwd,
+      env: this.opts.env,
+      clock: this.f.clock,
+      log: (l) => this.logger.info(l),
+      self: () => this.presence.entry(),
+      live: () => this.f.registry.listLive(),
+      open: () => this.gate.isOpen && this.shutdownPromise === null,
+      submit: (input) => api.submit(input),
+    });
   }
 
   handle(): RunningAgent {
@@ -451,6 +474,7 @@ class Agent {
     this.shutdownPromise ??= (async () => {
       this.logger.info(`shutting down: ${reason}`);
       this.presence.stopping();
+      this.pickup?.stop();
       if (this.session.exitedWith === null) {
         this.delivery.stopped(reason);
         await this.session.hangUp();

@@ -105,15 +105,17 @@ Examples:
     .command('list')
     .alias('ls')
     .description("List running agents, the original Python Synapse's too (dead entries are pruned), then those whose CLI exited in the last 10 minutes")
-    .option('--json', 'print JSON (the running agents only)')
+    .option('--json', 'print JSON (the running agents only, each with waiting_messages)')
+    .option('--waiting', 'only the messages waiting for agents that are not running (synapse send --queue), per target')
     .addHelpText(
       'after',
       '\nColumns: ID, NAME, TYPE, ROLE, STATUS, CURRENT (task preview), PORT, EDITING_FILE, WORKING_DIR;\n' +
         'choose and order them with settings list.columns (synapse config set list.columns ID,NAME,STATUS).\n' +
-        'Below the table: agents whose CLI quit by itself, with its exit code and last line on screen.\n\n' +
-        'Example:\n  synapse list --json | jq ".[].agent_id"',
+        'Below the table: messages waiting for agents that are not running (how many, since when, the next\n' +
+        'expiry), then agents whose CLI quit by itself, with its exit code and last line on screen.\n\n' +
+        'Examples:\n  synapse list --json | jq ".[].agent_id"\n  synapse list --waiting --json | jq ".[] | {target_key, waiting}"',
     )
-    .action(async (flags: { json?: boolean }) => {
+    .action(async (flags: { json?: boolean; waiting?: boolean }) => {
       const { listAgents } = await import('./lifecycle.js');
       listAgents(flags, processIo());
     });
@@ -123,7 +125,11 @@ Examples:
     .description('Show one agent: live status, locks, board tasks and its last finished tasks from the history')
     .argument('<target>', 'name, agent id, type-port or type')
     .option('--json', 'print JSON')
-    .addHelpText('after', '\nExample:\n  synapse status alice --json')
+    .addHelpText(
+      'after',
+      '\nA target that is not running but has messages left for it here (synapse send --queue) shows them:\n' +
+        'waiting, delivered, expired or refused, with why.\n\nExamples:\n  synapse status alice --json\n  synapse status reviewer        not running: its waiting messages',
+    )
     .action(async (target: string, flags: { json?: boolean }) => {
       const { agentStatus } = await import('./lifecycle.js');
       await agentStatus(target, flags, processIo());
