@@ -43,6 +43,14 @@ function preview(message: Message): string {
   return first.length > 120 ? `${first.slice(0, 119)}…` : first;
 }
 
+/** `90 s`, `45 min`, `24 h`: a TTL as a person reads it. */
+function span(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  return `${Math.round(s / 360) / 10} h`;
+}
+
 function rowToMessage(row: QueuedRow): QueuedMessage {
   const { seq: _seq, body, ...rest } = row;
   const parsed = JSON.parse(body) as { message: Message; metadata: TaskMetadata };
@@ -241,8 +249,8 @@ export class MessageQueue {
       const rows = db.prepare(`SELECT * FROM queued_messages WHERE state = 'waiting' AND expires_at <= ? ORDER BY seq`).all(now) as QueuedRow[];
       const expire = db.prepare(`UPDATE queued_messages SET state = 'expired', ended_at = ?, note = ? WHERE id = ?`);
       return rows.map((r) => {
-        const hours = Math.round((Date.parse(r.expires_at) - Date.parse(r.created_at)) / 360_000) / 10;
-        const note = `no agent ${r.target_kind === 'type' ? 'of type' : r.target_kind === 'id' ? 'with the id' : 'named'} ${r.target_key} took it within ${hours} h (SYNAPSE_QUEUE_TTL)`;
+        const ttl = span(Date.parse(r.expires_at) - Date.parse(r.created_at));
+        const note = `no agent ${r.target_kind === 'type' ? 'of type' : r.target_kind === 'id' ? 'with the id' : 'named'} ${r.target_key} took it within ${ttl} (SYNAPSE_QUEUE_TTL)`;
         expire.run(now, note, r.id);
         return rowToMessage({ ...r, state: 'expired', ended_at: now, note });
       });
