@@ -20,7 +20,7 @@ A target that is not running: a saved agent (synapse agents add), a name seen in
 before, or any target with --queue gets the message later. It waits in the project's store and
 goes into the inbox of the agent with that name (id, or type) when it next reaches READY:
 "queued for NAME (not running)". --wait waits for that and the answer (up to --timeout);
-unanswered, it expires after SYNAPSE_QUEUE_TTL seconds (24 h) and its sender gets a note.
+one that no agent takes expires after SYNAPSE_QUEUE_TTL seconds (24 h), with a note to its sender.
 --no-queue fails instead (exit 3).
 
 Exit codes: 0 ok · 1 usage or working-dir mismatch · 3 target not found or ambiguous

@@ -139,7 +139,7 @@ export async function queueForAbsent(targetArg: string, text: string, opts: Queu
   const queue = MessageQueue.forProject(projectDir);
   try {
     await expireDue(queue, io.env);
-    const { message, waiting } = queue.enqueue({
+    const { message, waiting } = enqueueOrReceipt(queue, opts.json === true, io, {
       id: taskId,
       target: targetArg.trim(),
       target_kind: target.kind,
@@ -176,6 +176,22 @@ export async function queueForAbsent(targetArg: string, text: string, opts: Queu
     return await waitForDelivery(queue, message, opts, io, receipt);
   } finally {
     queue.close();
+  }
+}
+
+/** Enqueues; a refusal for backpressure is a receipt too: `--json` prints it before the error ends the command. */
+function enqueueOrReceipt(
+  queue: MessageQueue,
+  json: boolean,
+  io: CommandIo,
+  input: Parameters<MessageQueue['enqueue']>[0],
+): ReturnType<MessageQueue['enqueue']> {
+  try {
+    return queue.enqueue(input);
+  } catch (err) {
+    if (json && err instanceof SynapseError && err.code === 'queue_full')
+      io.out(`${JSON.stringify({ task_id: null, target: input.target, status: 'refused', receipt: 'queue_full', ...err.details })}\n`);
+    throw err;
   }
 }
 
