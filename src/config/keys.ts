@@ -62,6 +62,13 @@ export const SETTING_KEYS: readonly SettingKey[] = [
     description: 'The start-up instruction of one profile (claude, codex, gemini, opencode, copilot, echo) instead of the default.',
   },
   {
+    key: 'resume_flags.<profile>',
+    type: 'array of strings (CLI flags)',
+    default: "(the profile's: claude --continue --resume -c -r; codex resume; gemini --resume -r; …)",
+    description:
+      "The arguments that mean the CLI resumes a conversation, so the start-up instruction is skipped; `--flag=value` counts too. The original's key; `resumeFlags` is accepted as well.",
+  },
+  {
     key: 'hooks.on_idle',
     type: 'string (a shell command)',
     default: '',
@@ -77,5 +84,6 @@ export const SETTING_KEYS: readonly SettingKey[] = [
 
 export function settingKey(key: string): SettingKey | undefined {
   if (key.startsWith('instructions.') && key !== 'instructions.default') return SETTING_KEYS.find((k) => k.key === 'instructions.<profile>');
+  if (key.startsWith('resume_flags.') || key.startsWith('resumeFlags.')) return SETTING_KEYS.find((k) => k.key === 'resume_flags.<profile>');
   return SETTING_KEYS.find((k) => k.key === key);
 }

@@ -24,6 +24,8 @@ export interface Settings {
   list: { columns: ListColumn[] };
   /** `default` and per-profile instructions (a .md file name or the text). */
   instructions: Record<string, string>;
+  /** Per profile, the resume flags set in a settings file (`resume_flags`); a profile not named keeps its own. */
+  resumeFlags: Record<string, string[]>;
   hooks: Partial<Record<HookEvent, Hook>>;
 }
 
@@ -40,6 +42,7 @@ const DEFAULTS: Settings = {
   a2a: { flow: 'auto' },
   list: { columns: [...LIST_COLUMNS] },
   instructions: { default: 'default.md', gemini: 'gemini.md' },
+  resumeFlags: {},
   hooks: {},
 };
 
@@ -106,6 +109,9 @@ function apply(
   if (data.a2a?.flow) set('a2a.flow', (settings.a2a.flow = data.a2a.flow), origin);
   if (data.list?.columns) set('list.columns', (settings.list.columns = [...data.list.columns]), origin);
   for (const [profile, value] of Object.entries(data.instructions ?? {})) set(`instructions.${profile}`, (settings.instructions[profile] = value), origin);
+  // A file's list for a profile replaces the list before it, as the original's merge does.
+  for (const [profile, flags] of Object.entries({ ...data.resumeFlags, ...data.resume_flags }))
+    set(`resume_flags.${profile}`, (settings.resumeFlags[profile] = [...flags]), origin);
   for (const [event, command] of Object.entries(data.hooks ?? {}) as [HookEvent, string][]) {
     if (command.trim() === '') delete settings.hooks[event];
     else settings.hooks[event] = { command, scope, file };

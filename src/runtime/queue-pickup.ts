@@ -4,6 +4,7 @@ import { noteSenders } from '../a2a/queue-notes.js';
 import type { Clock } from '../clock.js';
 import type { Env } from '../config/paths.js';
 import { isSynapseError } from '../errors.js';
+import { secretRedactor } from '../redact.js';
 import type { RegistryEntry } from '../registry/entry.js';
 import { canonicalType } from '../registry/targets.js';
 import { MessageQueue, type Claimant, type QueuedMessage } from '../store/message-queue.js';
@@ -78,7 +79,7 @@ export class QueuePickup {
   }
 
   private pullOnce(): void {
-    this.queue ??= MessageQueue.openExisting(this.opts.projectDir, { clock: this.opts.clock });
+    this.queue ??= MessageQueue.openExisting(this.opts.projectDir, { clock: this.opts.clock, redact: secretRedactor(this.opts.env) });
     const queue = this.queue;
     if (!queue) return;
     const { me, claimant } = this.claimant();

@@ -3,6 +3,7 @@ import type { Message, SenderInfo, TaskMetadata } from '../agent-api/task.js';
 import { messageText } from '../agent-api/task.js';
 import { iso, systemClock, type Clock } from '../clock.js';
 import { SynapseError } from '../errors.js';
+import { redactDeep, secretRedactor, type Redactor } from '../redact.js';
 import { MESSAGE_QUEUE_MIGRATIONS, type QueuedMessage, type QueuedRow, type TargetKind, type WaitingSummary } from './message-queue-schema.js';
 import { messageQueueDbPath } from './settings.js';
 import { StoreDb, type Sql } from './store-db.js';
@@ -28,6 +29,12 @@ export interface NewQueuedMessage {
   ttlMs: number;
   /** How many of this sender's messages may wait for one target (`SYNAPSE_MAX_QUEUED_PER_SENDER`). */
   maxPerSender: number;
+}
+
+interface QueueOptions {
+  clock?: Clock;
+  /** Default: the built-in credential shapes (pass `secretRedactor(env)` for the configured keys too). */
+  redact?: Redactor;
 }
 
 /** The agent that picks messages up: they match its name, its id, or one of its type names. */
@@ -75,19 +82,25 @@ export class MessageQueue {
   readonly file: string;
   private readonly store: StoreDb;
   private readonly clock: Clock;
+  /**
+   * Credentials never stay in what is kept (issue 21 §4): the preview is redacted from the start;
+   * the text, which the agent must type in as it is, once the message is delivered, expired or refused.
+   */
+  private readonly redact: Redactor;
 
-  constructor(file: string, options: { clock?: Clock } = {}) {
+  constructor(file: string, options: QueueOptions = {}) {
     this.file = file;
     this.clock = options.clock ?? systemClock;
+    this.redact = options.redact ?? secretRedactor({});
     this.store = new StoreDb(file, MESSAGE_QUEUE_MIGRATIONS);
   }
 
-  static forProject(projectDir: string, options: { clock?: Clock } = {}): MessageQueue {
+  static forProject(projectDir: string, options: QueueOptions = {}): MessageQueue {
     return new MessageQueue(messageQueueDbPath(projectDir), options);
   }
 
   /** The project's queue, or null when nothing was ever queued there (the file is not created). */
-  static openExisting(projectDir: string, options: { clock?: Clock } = {}): MessageQueue | null {
+  static openExisting(projectDir: string, options: QueueOptions = {}): MessageQueue | null {
     const file = messageQueueDbPath(projectDir);
     return fs.existsSync(file) ? new MessageQueue(file, options) : null;
   }
@@ -150,12 +163,18 @@ export class MessageQueue {
         input.sender?.sender_endpoint ?? null,
         input.priority,
         JSON.stringify({ message: input.message, metadata: input.metadata }),
-        preview(input.message),
+        this.redact(preview(input.message)),
         iso(now),
         iso(now + input.ttlMs),
       );
       return { message: this.load(db, input.id)!, created: true, waiting: count() };
     });
+  }
+
+  /** The stored text of a message that ended, with credentials redacted: nothing will type it any more. */
+  private redactBody(db: Sql, id: string): void {
+    const row = db.prepare(`SELECT body FROM queued_messages WHERE id = ?`).get(id) as { body: string } | undefined;
+    if (row) db.prepare(`UPDATE queued_messages SET body = ? WHERE id = ?`).run(JSON.stringify(redactDeep(JSON.parse(row.body), this.redact)), id);
   }
 
   get(id: string): QueuedMessage | null {
@@ -210,13 +229,14 @@ export class MessageQueue {
 
   /** The message is in the agent's inbox now (a task with the same id). */
   delivered(id: string, agentId: string, endpoint: string): void {
-    this.store.write((db) =>
-      db
+    this.store.write((db) => {
+      const done = db
         .prepare(
           `UPDATE queued_messages SET state = 'delivered', delivered_to = ?, delivered_endpoint = ?, delivered_at = ? WHERE id = ? AND state = 'claimed'`,
         )
-        .run(agentId, endpoint, this.now(), id),
-    );
+        .run(agentId, endpoint, this.now(), id);
+      if (done.changes > 0) this.redactBody(db, id);
+    });
   }
 
   /** Claimed messages the agent could not take now (its inbox is full): waiting again. */
@@ -234,7 +254,10 @@ export class MessageQueue {
   /** The agent that claimed it refused it (over its size limits): final, with why. */
   refuse(id: string, note: string): QueuedMessage | null {
     return this.store.write((db) => {
-      db.prepare(`UPDATE queued_messages SET state = 'refused', ended_at = ?, note = ? WHERE id = ? AND state = 'claimed'`).run(this.now(), note, id);
+      const done = db
+        .prepare(`UPDATE queued_messages SET state = 'refused', ended_at = ?, note = ? WHERE id = ? AND state = 'claimed'`)
+        .run(this.now(), note, id);
+      if (done.changes > 0) this.redactBody(db, id);
       return this.load(db, id);
     });
   }
@@ -252,6 +275,7 @@ export class MessageQueue {
         const ttl = span(Date.parse(r.expires_at) - Date.parse(r.created_at));
         const note = `no agent ${r.target_kind === 'type' ? 'of type' : r.target_kind === 'id' ? 'with the id' : 'named'} ${r.target_key} took it within ${ttl} (SYNAPSE_QUEUE_TTL)`;
         expire.run(now, note, r.id);
+        this.redactBody(db, r.id);
         return rowToMessage({ ...r, state: 'expired', ended_at: now, note });
       });
     });

@@ -267,6 +267,12 @@ function accepting(live: Record<string, unknown> | null, why: string | null): st
   return 'unknown';
 }
 
+/** ` (holds 2 file locks)`: why the agent reports the status it does, when it says (the compound status). */
+function statusReason(live: Record<string, unknown> | null): string {
+  const reason = live?.status_reason;
+  return typeof reason === 'string' && reason ? ` (${preview(reason.replace(/\p{Cc}/gu, ' '), 80)})` : '';
+}
+
 /** A line when the agent cannot write the history (a full disk): why, and how much waits in memory. */
 function historyTrouble(live: Record<string, unknown> | null): string[] {
   const h = live?.history as { ok?: unknown; backlog?: unknown; dropped?: unknown; error?: unknown } | undefined;
@@ -330,7 +336,7 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
     return;
   }
   const lines = [
-    `${entry.agent_id}${entry.name ? ` (${entry.name})` : ''}  ${entry.agent_type}  ${typeof live?.status === 'string' ? live.status : entry.status}`,
+    `${entry.agent_id}${entry.name ? ` (${entry.name})` : ''}  ${entry.agent_type}  ${typeof live?.status === 'string' ? live.status : entry.status}${statusReason(live)}`,
     `  synapse      ${original ? 'the original (Python): its entry and GET /status' : entry.synapse_version}`,
     `  endpoint     ${entry.endpoint}`,
     `  pid          ${entry.pid}`,

@@ -5,6 +5,7 @@ import type { Part, ResponseMode, TaskMetadata } from '../../agent-api/task.js';
 import { envSetting } from '../../config/env-setting.js';
 import type { Env } from '../../config/paths.js';
 import { SynapseError } from '../../errors.js';
+import { secretRedactor } from '../../redact.js';
 import { findProfile } from '../../profiles/index.js';
 import type { RegistryEntry } from '../../registry/entry.js';
 import { liveAgents } from '../../registry/lookup.js';
@@ -111,6 +112,8 @@ export async function queueForAbsent(targetArg: string, text: string, opts: Queu
     );
 
   const taskId = randomUUID();
+  // What is kept (the board, the queue's preview, the text once delivered) has credentials redacted (issue 21 §4).
+  const redact = secretRedactor(io.env);
   const stand = { agent_id: target.key, name: target.kind === 'name' ? target.key : null, working_dir: projectDir };
   const { boardLinkFor } = await import('./delegate-link.js');
   const link = await boardLinkFor(opts.coordination ? null : sender.entry, stand, opts.task, text, targetArg);
@@ -119,8 +122,8 @@ export async function queueForAbsent(targetArg: string, text: string, opts: Queu
     if (link.kind === 'existing') withTaskBoard(projectDir, (b) => b.linkA2aTask(link.id, taskId));
     else
       createLinkedTask(projectDir, {
-        subject: text.split('\n')[0]!.slice(0, 200),
-        description: text,
+        subject: redact(text.split('\n')[0]!.slice(0, 200)),
+        description: redact(text),
         assignee: target.key,
         a2a_task_id: taskId,
         created_by: sender.id,
@@ -136,7 +139,7 @@ export async function queueForAbsent(targetArg: string, text: string, opts: Queu
   };
 
   const { MessageQueue } = await import('../../store/message-queue.js');
-  const queue = MessageQueue.forProject(projectDir);
+  const queue = MessageQueue.forProject(projectDir, { redact });
   try {
     await expireDue(queue, io.env);
     const { message, waiting } = enqueueOrReceipt(queue, opts.json === true, io, {

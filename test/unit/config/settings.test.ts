@@ -126,3 +126,18 @@ describe('schema errors name the file, the key and the expected type', () => {
     expect(() => loadSettings(project, env())).toThrow(`${file} must hold a JSON object`);
   });
 });
+
+describe('resume_flags (the original key) and resumeFlags', () => {
+  it('a later scope replaces a profile list, other profiles keep theirs; both spellings are read', () => {
+    write(userFile(), { resume_flags: { claude: ['--my-resume'], codex: ['resume'] } });
+    write(projectFile(), { resumeFlags: { claude: ['-z'] } });
+    const r = resolveSettings(project, env());
+    expect(r.settings.resumeFlags).toEqual({ claude: ['-z'], codex: ['resume'] });
+    expect(r.entries.get('resume_flags.claude')).toEqual({ value: ['-z'], origin: { source: 'project', file: projectFile() } });
+  });
+
+  it('refuses a list that is not an array of flags', () => {
+    write(userFile(), { resume_flags: { claude: '--resume' } });
+    expect(() => loadSettings(project, env())).toThrow(/resume_flags/);
+  });
+});

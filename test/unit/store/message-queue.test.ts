@@ -125,4 +125,19 @@ describe('the project message queue', () => {
     expect(queue.get(waiting)?.state).toBe('waiting');
     expect(queue.forKeys(['builder']).map((m) => m.id)).toEqual([waiting]);
   });
+
+  it('keeps no credential once a message ended: the preview from the start, the text after delivery or expiry', () => {
+    const secret = 'ghp_' + 'a'.repeat(36);
+    const text = (t: string) => ({ role: 'user' as const, parts: [{ type: 'text' as const, text: t }] });
+    const delivered = queue.enqueue(message({ message: text(`use ${secret} to push`) })).message;
+    expect(delivered.preview).not.toContain(secret);
+    expect(delivered.message.parts).toEqual([{ type: 'text', text: `use ${secret} to push` }]);
+    expect(queue.claim(reviewer, new Set())[0]?.message.parts).toEqual([{ type: 'text', text: `use ${secret} to push` }]);
+    queue.delivered(delivered.id, reviewer.agent_id, 'http://127.0.0.1:8191');
+    expect(JSON.stringify(queue.get(delivered.id))).not.toContain(secret);
+    const lost = queue.enqueue(message({ target_key: 'builder', message: text(`token ${secret}`) })).message.id;
+    now += 61_000;
+    queue.expireDue();
+    expect(JSON.stringify(queue.get(lost))).not.toContain(secret);
+  });
 });
