@@ -1,7 +1,7 @@
 import { SynapseError } from '../errors.js';
 import { ENV_VARS, envVarSpec } from './env-vars.js';
 import type { Env } from './paths.js';
-import { APPROVAL_MODES, FLOWS, LIST_COLUMNS, type ApprovalMode, type Flow, type HookEvent, type ListColumn } from './keys.js';
+import { APPROVAL_MODES, FLOWS, LIST_COLUMNS, MONITOR_COLUMNS, TABLE_COLUMNS, type ApprovalMode, type Flow, type HookEvent, type ListColumn } from './keys.js';
 import type { SettingsFile } from './schema.js';
 import { readSettingsFile, SCOPES, type Scope } from './settings-file.js';
 
@@ -40,7 +40,7 @@ export interface ResolvedSettings {
 const DEFAULTS: Settings = {
   approvalMode: 'auto',
   a2a: { flow: 'auto' },
-  list: { columns: [...LIST_COLUMNS] },
+  list: { columns: [...TABLE_COLUMNS] },
   instructions: { default: 'default.md', gemini: 'gemini.md' },
   resumeFlags: {},
   hooks: {},
@@ -123,6 +123,16 @@ function apply(
 /** The merged settings (see `resolveSettings`). */
 export function loadSettings(cwd: string, env: Env): Settings {
   return resolveSettings(cwd, env).settings;
+}
+
+/**
+ * The columns of `synapse list` in order: settings `list.columns` (a file or SYNAPSE_LIST_COLUMNS)
+ * for both views; unset, the printed table keeps its columns and the live monitor shows its own.
+ */
+export function listColumns(cwd: string, env: Env, view: 'table' | 'monitor'): ListColumn[] {
+  const { settings, entries } = resolveSettings(cwd, env);
+  if (entries.get('list.columns')?.origin.source !== 'default') return settings.list.columns;
+  return [...(view === 'table' ? TABLE_COLUMNS : MONITOR_COLUMNS)];
 }
 
 /** The environment every module reads `SYNAPSE_*` from: the settings files' `env` blocks under the process's. */

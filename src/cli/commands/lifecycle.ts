@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import { formatLogChunk, formatLogLine } from '../log-lines.js';
-import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { withTaskBoard } from '../../store/board.js';
-import { locksHeldBy } from '../../store/file-safety.js';
+import { editingFileOf, locksHeldBy } from '../../store/file-safety.js';
 import { boardDbPath } from '../../store/settings.js';
 import { requestJson } from '../../a2a/http-json.js';
 import { apiKeyHeaders } from '../../config/auth-keys.js';
@@ -15,7 +14,8 @@ import { findAgent, openRegistry } from '../../registry/lookup.js';
 import { writtenByOriginal, type RegistryEntry } from '../../registry/entry.js';
 import type { CommandIo } from '../io.js';
 import { preview, renderTable } from '../table.js';
-import { loadSettings } from '../../config/settings.js';
+import { listColumns } from '../../config/settings.js';
+import { editingText, skillSetOf, transportOf, type Editing } from '../../monitor/columns.js';
 import { envSetting } from '../../config/env-setting.js';
 import type { ListColumn } from '../../config/keys.js';
 import { absentStatus, isNotFound, waitingForAgent, waitingSection, waitingTargets } from './queue-view.js';
@@ -157,15 +157,13 @@ async function closePane(entry: RegistryEntry, io: CommandIo): Promise<void> {
 }
 
 /** The file each agent holds a lock on (first of them, with a count), from its project's store. */
-function editingFiles(live: RegistryEntry[], env: NodeJS.ProcessEnv): Map<string, string> {
-  const out = new Map<string, string>();
+function editingFiles(live: RegistryEntry[], env: NodeJS.ProcessEnv): Map<string, Editing> {
+  const out = new Map<string, Editing>();
   for (const e of live) {
     try {
-      const locks = locksHeldBy(e.working_dir, e.agent_id, env);
-      if (locks.length)
-        out.set(e.agent_id, `${path.relative(e.working_dir, locks[0]!.path) || locks[0]!.path}${locks.length > 1 ? ` (+${locks.length - 1})` : ''}`);
+      out.set(e.agent_id, editingFileOf(e.working_dir, e.agent_id, env));
     } catch {
-      out.set(e.agent_id, '(file-safety db unreadable)');
+      out.set(e.agent_id, 'unreadable');
     }
   }
   return out;
@@ -190,9 +188,11 @@ function recentExits(live: RegistryEntry[], io: CommandIo): string {
 }
 
 /**
- * `synapse list`: the live agents (dead entries are pruned on the way), then the messages waiting
- * for agents that are not running, then the agents whose CLI just exited. `--json`: the live
- * entries, each with `waiting_messages`; `--waiting`: only the waiting messages, per target.
+ * `synapse list` printed once (not a terminal, `--json`, `--plain`): the live agents (dead entries
+ * are pruned on the way), then the messages waiting for agents that are not running, then the
+ * ones whose CLI just exited. `--json`: the registry entries as they are, each with
+ * `editing_file` (the file it holds a lock on, or null) and `waiting_messages`; `--waiting`: only
+ * the waiting messages, per target.
  */
 export function listAgents(flags: { json?: boolean; waiting?: boolean }, io: CommandIo): void {
   const { entries: live, problems } = openRegistry(io.env).scanLive();
@@ -204,14 +204,13 @@ export function listAgents(flags: { json?: boolean; waiting?: boolean }, io: Com
     else io.out(waitingSection(targets) || 'No messages are waiting for an agent.\n');
     return;
   }
+  const editing = editingFiles(live, io.env);
   if (flags.json) {
-    io.out(
-      `${JSON.stringify(
-        live.map((e) => ({ ...e, waiting_messages: waitingForAgent(e) })),
-        null,
-        2,
-      )}\n`,
-    );
+    const withEditing = live.map((e) => {
+      const file = editing.get(e.agent_id);
+      return { ...e, editing_file: file && file !== 'unreadable' ? file.file : null, waiting_messages: waitingForAgent(e) };
+    });
+    io.out(`${JSON.stringify(withEditing, null, 2)}\n`);
     return;
   }
   const exits = recentExits(live, io);
@@ -220,7 +219,7 @@ export function listAgents(flags: { json?: boolean; waiting?: boolean }, io: Com
     io.out(`No agents running. Start one with \`synapse start echo\` or \`synapse claude\`.\n${waiting}${exits}`);
     return;
   }
-  const editing = editingFiles(live, io.env);
+  const now = Date.now();
   const cells = (e: RegistryEntry): Record<ListColumn, string> => ({
     ID: e.agent_id,
     NAME: e.name ?? '-',
@@ -229,14 +228,17 @@ export function listAgents(flags: { json?: boolean; waiting?: boolean }, io: Com
     STATUS: e.status,
     CURRENT: preview(e.current_task_preview, 32),
     PORT: String(e.port),
-    EDITING_FILE: editing.get(e.agent_id) ?? '-',
+    TRANSPORT: transportOf(e, now),
+    EDITING_FILE: editingText(editing.get(e.agent_id) ?? null),
     WORKING_DIR: e.working_dir,
+    SKILL_SET: skillSetOf(e),
   });
   // The columns and their order: settings `list.columns` (SYNAPSE_LIST_COLUMNS).
-  const columns = loadSettings(io.cwd, io.env).list.columns;
+  const columns = listColumns(io.cwd, io.env, 'table');
   const rows = live.map((e: RegistryEntry) => {
     const row = cells(e);
-    return columns.map((c) => row[c]);
+    // Entries hold peers' text: no control character of theirs reaches the terminal.
+    return columns.map((c) => row[c].replace(/[\p{Cc}]/gu, ''));
   });
   io.out(`${renderTable([...columns], rows)}\n${waiting}${exits}`);
 }

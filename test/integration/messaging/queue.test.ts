@@ -12,6 +12,8 @@ import { gitRepo } from '../../support/git-repo.js';
  * note to its sender. Real agents, real CLI processes, a temp HOME and project.
  */
 
+/** Each test runs a dozen CLI processes and starts agents: on two busy cores that takes a while. */
+const SLOW = 120_000;
 const t = tempHome();
 const env = { ...t.env, ECHO_THINK_MS: '0' };
 const project = path.join(fs.realpathSync(t.home), 'project');
@@ -50,7 +52,7 @@ beforeAll(async () => {
 afterEach(cleanupAll);
 afterAll(() => t.cleanup());
 
-describe('a message to a saved agent that is not running', () => {
+describe('a message to a saved agent that is not running', { timeout: SLOW }, () => {
   it('is queued ("queued for reviewer (not running)"), counted by list and status, and taken once each, in order, when the agent starts', async () => {
     const first = await cli(['send', 'reviewer', 'first of three', '--silent']);
     expect(first.code, first.stderr).toBe(0);
@@ -112,7 +114,7 @@ describe('a message to a saved agent that is not running', () => {
   });
 });
 
-describe('send --wait to an agent that is not running', () => {
+describe('send --wait to an agent that is not running', { timeout: SLOW }, () => {
   it('waits for the delivery and the answer, and prints the answer', async () => {
     const waiting = cli(['send', 'helper', 'are you there?', '--wait'], { timeoutMs: 60_000 });
     await waitFor(async () => (await json(['status', 'helper'])).waiting_messages === 1, 20_000, 'the message to wait in the queue');
@@ -132,7 +134,7 @@ describe('send --wait to an agent that is not running', () => {
   });
 });
 
-describe('an agent sender', () => {
+describe('an agent sender', { timeout: SLOW }, () => {
   it('gets the answer of an agent that started later (--notify), and a note when its message expires', async () => {
     const asker = await start('asker');
     const sent = await json(['send', 'reviewer', 'review when you are up', '--notify', '--from', 'asker']);
@@ -167,7 +169,7 @@ describe('an agent sender', () => {
   });
 });
 
-describe('other ways a target waits', () => {
+describe('other ways a target waits', { timeout: SLOW }, () => {
   it('--queue with a type: exactly one of two agents of that type that start together takes it', async () => {
     const sent = await json(['send', 'echo', 'for the first echo agent', '--queue', '--silent']);
     expect(sent.queued).toMatchObject({ target_kind: 'type', target_key: 'echo' });
