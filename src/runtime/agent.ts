@@ -299,7 +299,7 @@ class Agent {
       profile: this.opts.profile,
       clock: this.f.clock,
       framing: { longMessageThreshold: this.f.settings.longMessageThreshold, messageDir: msgDir },
-      turnDone: (taskId, output) => this.replies.turnDone(taskId, output),
+      turnDone: (taskId, output, transcript) => this.replies.turnDone(taskId, output, transcript),
       // Built after the loop (it gives the loop the instruction); asked only once the CLI runs.
       admits: (task) => this.gate.admits(task),
       ...(user ? { holdForUser: () => user.holdForUser() } : {}),
