@@ -34,6 +34,8 @@ export type ErrorCode =
   | 'admin_required'
   | 'message_too_large'
   | 'queue_full'
+  | 'idempotency_key_reused'
+  | 'message_expired'
   | 'too_many_streams'
   | 'too_many_webhooks'
   | 'internal';

@@ -46,11 +46,17 @@ export async function requestJson<T = unknown>(
           }
           resolve({ status: res.statusCode ?? 0, headers: res.headers, body: body as T });
         });
-        res.on('error', reject);
+        res.on('error', (err: NodeJS.ErrnoException) =>
+          reject(new SynapseError('agent_unreachable', `the answer from ${url} broke off: ${err.message}`, { errno: err.code ?? 'ECONNRESET' })),
+        );
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`timed out after ${options.timeoutMs ?? 10_000} ms`)));
-    req.on('error', (err) => reject(new SynapseError('agent_unreachable', `cannot reach ${url}: ${err.message}${tlsHint(err)}`)));
+    req.on('timeout', () => req.destroy(Object.assign(new Error(`timed out after ${options.timeoutMs ?? 10_000} ms`), { code: 'ETIMEDOUT' })));
+    // `errno` says how the connection failed (ECONNREFUSED: nobody listens; ECONNRESET, ETIMEDOUT:
+    // the request may have arrived), so a caller can tell whether a retry is safe.
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      reject(new SynapseError('agent_unreachable', `cannot reach ${url}: ${err.message}${tlsHint(err)}`, { errno: err.code ?? null })),
+    );
     if (payload) req.write(payload);
     req.end();
   });

@@ -81,6 +81,15 @@ export interface AgentApi {
    */
   admit(input: Pick<NewTask, 'message' | 'metadata'>): void;
   submit(input: NewTask): Task;
+  /**
+   * `submit`, once per idempotency key (issue 21 §3): a key used within 24 h returns the task it
+   * made (`replayed`), without admitting, storing or delivering anything again. The key is
+   * namespaced by the caller (`idempotency-key:…` for the header, `a2a-message:…` for A2A).
+   * Throws `idempotency_key_reused` when the key came with a different message.
+   */
+  submitOnce(input: NewTask, key: string): { task: Task; replayed: boolean };
+  /** The task an idempotency key made within 24 h, or null (the same checks as `submitOnce`, nothing stored). */
+  idempotentTask(key: string, message: Message): Task | null;
   /** `POST /tasks/create`: a task that awaits an answer, working at once, never typed into the CLI. */
   createTask(input: Pick<NewTask, 'message' | 'metadata' | 'contextId'>): Task;
   getTask(id: string): Task;

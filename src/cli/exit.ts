@@ -4,7 +4,7 @@ import { isSynapseError, type ErrorCode } from '../errors.js';
  * Exit codes, one per error family (documented in `synapse --help` and the README's "Commands"):
  * 0 ok · 1 usage, bad input, working-dir mismatch, other errors · 2 unknown profile, CLI not found, or the
  * CLI exited during start-up
- * · 3 target not found or ambiguous · 4 target not ready (or its inbox is full of your messages) · 5 delivery failed / agent unreachable
+ * · 3 target not found or ambiguous · 4 target not ready (or its inbox is full of your messages) · 5 delivery failed / agent unreachable / a queued message expired
  * · 6 answer timed out.
  */
 const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
@@ -24,6 +24,7 @@ const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
   agent_not_ready: 4,
   queue_full: 4,
   delivery_failed: 5,
+  message_expired: 5,
   agent_unreachable: 5,
   answer_timeout: 6,
 };

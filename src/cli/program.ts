@@ -24,7 +24,7 @@ Exit codes:
   2  unknown profile, or the agent CLI is not installed
   3  target agent not found or ambiguous
   4  target agent not ready in time, or its inbox already holds too many of your messages (429)
-  5  delivery failed / agent unreachable
+  5  delivery failed / agent unreachable, or a message queued for an absent agent expired
   6  answer timed out
 
 Examples:

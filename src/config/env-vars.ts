@@ -247,6 +247,15 @@ export const ENV_VARS = {
     unit: 'messages',
     description: "Messages one sender may have waiting in an agent's inbox; the next is refused with 429 and Retry-After.",
   },
+  // issue 21 §2: messages for agents that are not running.
+  SYNAPSE_QUEUE_TTL: {
+    kind: 'number',
+    default: 86400,
+    min: 1,
+    unit: 'seconds',
+    description:
+      'A message `synapse send` left for an agent that was not running (`--queue`) expires after this many seconds undelivered; its sender gets a note.',
+  },
   SYNAPSE_KILL_TIMEOUT: {
     kind: 'number',
     default: 30,

@@ -1,10 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import type { HistoryRecorder } from '../store/history-recorder.js';
 import type { AgentApi, NewTask } from '../agent-api/agent-api.js';
-import { messageText } from '../agent-api/task.js';
+import { messageText, type Message, type Task } from '../agent-api/task.js';
 import { SynapseError } from '../errors.js';
 import type { Limits } from '../config/limits.js';
 import type { FileRegistry } from '../registry/registry.js';
 import type { AgentTaskStore } from '../store/agent-tasks.js';
+import { messageFingerprint, type IdempotencyKeys } from '../store/idempotency.js';
 import { checkMessageSize, checkSenderQueue } from './admission.js';
 import type { CliSession } from './cli-session.js';
 import type { DeliveryLoop } from './delivery.js';
@@ -16,6 +18,8 @@ import type { TaskManager } from './tasks.js';
 
 export interface AgentParts {
   store: AgentTaskStore;
+  /** Idempotency keys of sends (in the task store's database). */
+  idempotency: IdempotencyKeys;
   tasks: TaskManager;
   events: TaskEvents;
   session: CliSession;
@@ -49,6 +53,65 @@ function admit(p: AgentParts, input: Pick<NewTask, 'message' | 'metadata'>): voi
   if (!isAnswer(input)) checkSenderQueue(p.limits, p.store.queued(), input.metadata);
 }
 
+/**
+ * The task an idempotency key made within 24 h, or null. A key that came with another message is
+ * a client's mistake, not a retry: refused, so the second message is neither dropped silently nor
+ * typed. A key whose task is missing (the agent was killed between recording the key and storing
+ * the task) made nothing: it is forgotten.
+ */
+function priorSend(p: AgentParts, key: string, message: Message): Task | null {
+  const prior = p.idempotency.find(key);
+  if (!prior) return null;
+  if (prior.fingerprint !== messageFingerprint(message))
+    throw new SynapseError(
+      'idempotency_key_reused',
+      `this idempotency key was used for a different message (task ${prior.task_id}) within the last 24 h: a retry must repeat the message exactly, a new message needs a new key`,
+      { task_id: prior.task_id },
+    );
+  const task = p.store.get(prior.task_id);
+  if (!task) p.idempotency.forget(key);
+  return task;
+}
+
+/** A message for the inbox (or an answer to keep on record), after the admission checks. */
+function submit(p: AgentParts, input: NewTask): Task {
+  admit(p, input);
+  const meta = input.metadata ?? {};
+  // An answer to a task made here with POST /tasks/create: that task takes its outcome.
+  p.replies.answerArrived(meta, messageText(input.message));
+  // An answer to something we asked with --wait: the asking CLI already printed it; keep it
+  // on record without typing it into the terminal.
+  if (typeof meta.in_reply_to === 'string' && meta.answer_mode === 'wait') {
+    const t = p.tasks.create({ ...input, metadata: { ...meta, kind: 'answer' } });
+    p.tasks.transition(t.id, 'working', { receipt: 'delivered' });
+    return p.tasks.transition(t.id, 'completed', { receipt: 'answered', metadata: { delivered_to_terminal: false } }) ?? p.tasks.get(t.id);
+  }
+  // A peer's message is a message, whatever its metadata claims: `kind` is ours to set (a
+  // "bootstrap" would pass for the agent's own start-up instruction; issue 15 §7).
+  const t = p.tasks.create({ ...input, metadata: { ...meta, kind: 'message' } });
+  p.delivery.enqueued(t);
+  return p.tasks.get(t.id);
+}
+
+/**
+ * `submit` once per key. Looking the key up, recording it and making the task happen in one
+ * synchronous step, so a second request with the key (even one that arrives while the first is
+ * still being answered) finds the first task. The key goes first, naming the task id about to
+ * be used; a refused message takes its key back.
+ */
+function submitOnce(p: AgentParts, input: NewTask, key: string): { task: Task; replayed: boolean } {
+  const prior = priorSend(p, key, input.message);
+  if (prior) return { task: prior, replayed: true };
+  const id = input.id ?? randomUUID();
+  p.idempotency.remember(key, id, messageFingerprint(input.message));
+  try {
+    return { task: submit(p, { ...input, id }), replayed: false };
+  } catch (err) {
+    p.idempotency.forget(key);
+    throw err;
+  }
+}
+
 /** The agent's port (`AgentApi`) over its components: what the HTTP routes and the A2A bridge call. */
 export function agentApi(p: AgentParts): AgentApi {
   return {
@@ -67,24 +130,9 @@ export function agentApi(p: AgentParts): AgentApi {
     acceptingMessages: () => !p.isShuttingDown(),
     peers: () => p.registry.listLive(),
     admit: (input) => admit(p, input),
-    submit: (input) => {
-      admit(p, input);
-      const meta = input.metadata ?? {};
-      // An answer to a task made here with POST /tasks/create: that task takes its outcome.
-      p.replies.answerArrived(meta, messageText(input.message));
-      // An answer to something we asked with --wait: the asking CLI already printed it; keep it
-      // on record without typing it into the terminal.
-      if (typeof meta.in_reply_to === 'string' && meta.answer_mode === 'wait') {
-        const t = p.tasks.create({ ...input, metadata: { ...meta, kind: 'answer' } });
-        p.tasks.transition(t.id, 'working', { receipt: 'delivered' });
-        return p.tasks.transition(t.id, 'completed', { receipt: 'answered', metadata: { delivered_to_terminal: false } }) ?? p.tasks.get(t.id);
-      }
-      // A peer's message is a message, whatever its metadata claims: `kind` is ours to set (a
-      // "bootstrap" would pass for the agent's own start-up instruction; issue 15 §7).
-      const t = p.tasks.create({ ...input, metadata: { ...meta, kind: 'message' } });
-      p.delivery.enqueued(t);
-      return p.tasks.get(t.id);
-    },
+    submit: (input) => submit(p, input),
+    submitOnce: (input, key) => submitOnce(p, input, key),
+    idempotentTask: (key, message) => priorSend(p, key, message),
     createTask: (input) => {
       const t = p.tasks.create({ ...input, metadata: { ...(input.metadata ?? {}), kind: 'outgoing' } });
       return p.tasks.transition(t.id, 'working') ?? p.tasks.get(t.id);

@@ -29,11 +29,13 @@ import { DeliveryLoop } from './delivery.js';
 import type { EarlyCli } from './early-cli.js';
 import { startMessageSweep } from './message-files.js';
 import { startFileSafetyRetention } from './file-safety-retention.js';
+import { startIdempotencySweep } from './idempotency-sweep.js';
 import { startLockSignal } from './lock-signal.js';
 import { LiveOutput } from './live-output.js';
 import type { UserTerminal } from './passthrough.js';
 import type { PortClaim } from './port-claim.js';
 import { Presence, type AgentIdentity } from './presence.js';
+import { QueuePickup } from './queue-pickup.js';
 import { ReplyCoordinator } from './replies.js';
 import { traceScreens } from './screen-trace.js';
 import { StartupGate } from './startup-gate.js';
@@ -178,6 +180,8 @@ class Agent {
   private readonly http: AgentHttp;
   private shutdownPromise: Promise<number> | null = null;
   private stopSweep: () => void = () => undefined;
+  /** Takes messages left in the project's queue for this agent (made in `start`, once it serves). */
+  private pickup: QueuePickup | null = null;
   private stopLockSignal: () => void = () => undefined;
   private cliExited: CliExit | null = null;
   private resolveExit: (code: number) => void = () => undefined;
@@ -193,7 +197,7 @@ class Agent {
     this.logger = f.log.logger;
     const log = (m: string) => this.logger.info(m);
     const redact = secretRedactor(env); // credentials never reach what is kept (issue 21 §4)
-    this.store = openTaskStore(env, identity.agentId, redact);
+    this.store = openTaskStore(env, identity.agentId, redact, clock);
     this.tasks = new TaskManager(this.store, clock);
     this.events = new TaskEvents(clock);
     this.webhookStore = new WebhookStore(this.store.db, clock, f.settings.limits.webhooks);
@@ -280,9 +284,11 @@ class Agent {
     const msgDir = messageFileDir(env);
     const stopMessageSweep = startMessageSweep(msgDir, this.f.settings.longMessageTtlMs);
     const stopRetention = startFileSafetyRetention(this.opts.cwd, env, this.f.settings.fileSafetyRetentionDays, (l) => this.logger.info(l));
+    const stopKeySweep = startIdempotencySweep(this.store.idempotency, (l) => this.logger.info(l));
     this.stopSweep = () => {
       stopMessageSweep();
       stopRetention();
+      stopKeySweep();
     };
     const user = this.user;
     return new DeliveryLoop({
@@ -303,6 +309,7 @@ class Agent {
   private api() {
     return agentApi({
       store: this.store,
+      idempotency: this.store.idempotency,
       tasks: this.tasks,
       events: this.events,
       session: this.session,
@@ -342,6 +349,9 @@ class Agent {
       this.logger.info(`status ${prev} -> ${next}`);
       this.events.publish('status', { agent_id: identity.agentId, status: next, previous: prev, at: iso(clock.now()) });
       this.presence.write();
+      // READY: messages left for this agent while it was away go into its inbox (after this
+      // change has been handled everywhere: the start-up gate may open in the same turn).
+      if (next === 'READY') setImmediate(() => this.pickup?.pull());
     });
     this.tasks.on('updated', (task: Task, previous: string | null) => this.taskUpdated(task, previous));
     void this.session.exited.then(async ({ exitCode, signal }) => {
@@ -430,11 +440,28 @@ class Agent {
       throw err;
     }
     this.presence.start();
+    this.pickup = this.buildPickup();
+    this.pickup.start();
     const { identity } = this.f;
     this.logger.info(`listening on ${identity.endpoint} (pid ${process.pid}, cli pid ${this.session.terminal.pid}, ${this.session.commandLine})`);
     // Signals: the registry entry goes with us on every one of them.
     const onSignal = (sig: NodeJS.Signals) => void this.shutdown(`received ${sig}`);
     for (const sig of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) process.once(sig, onSignal);
+  }
+
+  /** Messages left in the project's queue for this agent (issue 21 §2), taken through its own `submit`. */
+  private buildPickup(): QueuePickup {
+    const api = this.api();
+    return new QueuePickup({
+      projectDir: this.opts.cwd,
+      env: this.opts.env,
+      clock: this.f.clock,
+      log: (l) => this.logger.info(l),
+      self: () => this.presence.entry(),
+      live: () => this.f.registry.listLive(),
+      open: () => this.gate.isOpen && this.shutdownPromise === null,
+      submit: (input) => api.submit(input),
+    });
   }
 
   handle(): RunningAgent {
@@ -455,6 +482,7 @@ class Agent {
     this.shutdownPromise ??= (async () => {
       this.logger.info(`shutting down: ${reason}`);
       this.presence.stopping();
+      this.pickup?.stop();
       if (this.session.exitedWith === null) {
         this.delivery.stopped(reason);
         await this.session.hangUp();
@@ -499,10 +527,10 @@ function isRegisteredEndpoint(live: readonly RegistryEntry[], endpoint: string):
 }
 
 /** The agent's own SQLite file in its private state directory. */
-function openTaskStore(env: Env, agentId: string, redact: Redactor): AgentTaskStore {
+function openTaskStore(env: Env, agentId: string, redact: Redactor, clock: Clock): AgentTaskStore {
   const stateDir = agentStateDir(env);
   fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-  return new AgentTaskStore(path.join(stateDir, `${agentId}.db`), { redact });
+  return new AgentTaskStore(path.join(stateDir, `${agentId}.db`), { redact, clock });
 }
 
 /** Locks held by this agent; an unreadable lock database counts as held (fail closed). */

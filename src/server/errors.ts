@@ -30,6 +30,8 @@ const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   message_too_large: 413,
   too_many_webhooks: 409,
   queue_full: 429,
+  idempotency_key_reused: 422,
+  message_expired: 410,
   too_many_streams: 429,
 };
 

@@ -44,6 +44,14 @@ export const SendBodySchema = Type.Object({
   ),
 });
 
+/**
+ * The headers a send reads (issue 21 §3): `Idempotency-Key`, 1-255 printable ASCII characters. A
+ * retry with the key of a send from the last 24 h gets that send's task back (200), never a second one.
+ */
+export const SendHeadersSchema = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' })),
+});
+
 export const PriorityQuerySchema = Type.Object({
   priority: Type.Optional(Type.Integer({ minimum: 1, maximum: 5 })),
 });

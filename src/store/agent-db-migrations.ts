@@ -75,4 +75,20 @@ export const AGENT_DB_MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    // Idempotency keys (issue 21 §3): the `Idempotency-Key` of a Synapse send, or `a2a:<messageId>`
+    // of an A2A one, and the task it made, so a retried send returns that task instead of typing
+    // the message twice. `fingerprint` is a hash of the message, to tell a retry from a different
+    // message under a reused key; `created_at` (ms since the epoch) ages a key out after 24 h.
+    version: 4,
+    sql: `
+      CREATE TABLE idempotency_keys (
+        key TEXT PRIMARY KEY,
+        task_id TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_at);
+    `,
+  },
 ];

@@ -1,7 +1,9 @@
 import { TERMINAL_STATES, type Task, type TaskState } from '../agent-api/task.js';
 import { redactDeep, secretRedactor, type Redactor } from '../redact.js';
 import { SynapseError } from '../errors.js';
+import { systemClock, type Clock } from '../clock.js';
 import { AGENT_DB_MIGRATIONS } from './agent-db-migrations.js';
+import { IdempotencyKeys } from './idempotency.js';
 import { openDatabase, type Db } from './sqlite.js';
 
 /**
@@ -11,6 +13,8 @@ import { openDatabase, type Db } from './sqlite.js';
 export class AgentTaskStore {
   /** The agent's SQLite file, shared with the other per-agent stores (webhooks). */
   readonly db: Db;
+  /** Which task each idempotency key of a send made (issue 21 §3), in the same file. */
+  readonly idempotency: IdempotencyKeys;
   private readonly stmts;
 
   /**
@@ -22,10 +26,11 @@ export class AgentTaskStore {
 
   constructor(
     readonly file: string,
-    options: { redact?: Redactor } = {},
+    options: { redact?: Redactor; clock?: Clock } = {},
   ) {
     this.redact = options.redact ?? secretRedactor({});
     this.db = openDatabase(file, AGENT_DB_MIGRATIONS);
+    this.idempotency = new IdempotencyKeys(this.db, options.clock ?? systemClock);
     this.stmts = {
       insert: this.db.prepare('INSERT INTO tasks (id, state, priority, created_at, updated_at, body) VALUES (?, ?, ?, ?, ?, ?)'),
       update: this.db.prepare('UPDATE tasks SET state = ?, priority = ?, updated_at = ?, body = ? WHERE id = ?'),

@@ -115,6 +115,15 @@ export class HistoryStore {
     });
   }
 
+  /** The working directories an agent with this custom name finished tasks in (who was seen where). */
+  workingDirsOfName(name: string): string[] {
+    return this.store.run((db) =>
+      (db.prepare(`SELECT DISTINCT working_dir FROM history WHERE agent_name = ? AND working_dir IS NOT NULL`).all(name) as { working_dir: string }[]).map(
+        (r) => r.working_dir,
+      ),
+    );
+  }
+
   /** One entry by full task id or unique prefix; ambiguity lists the candidates. */
   find(idOrPrefix: string, filter: { agent?: string } = {}): HistoryEntry {
     const prefix = idOrPrefix.trim();

@@ -28,6 +28,11 @@ export function memoryDbPath(projectDir: string, env: Env = {}): string {
   return path.join(projectSynapseDir(root), 'memory.db');
 }
 
+/** Messages left for agents that were not running (issue 21 §2): created by the first `send --queue`. */
+export function messageQueueDbPath(projectDir: string): string {
+  return path.join(projectSynapseDir(projectRoot(projectDir)), 'message_queue.db');
+}
+
 /** File safety is on unless `SYNAPSE_FILE_SAFETY_ENABLED` says otherwise. */
 export function fileSafetyEnabled(env: Env): boolean {
   return envSetting(env, 'SYNAPSE_FILE_SAFETY_ENABLED');

@@ -46,6 +46,8 @@ const SYNAPSE_CODES = new Set([
   'agent_unreachable',
   'message_too_large',
   'queue_full',
+  'idempotency_key_reused',
+  'message_expired',
   'too_many_streams',
   'too_many_webhooks',
 ]);

@@ -4,6 +4,7 @@ import { isSynapseError } from '../../errors.js';
 import type { AgentApi } from '../../agent-api/agent-api.js';
 import { fromSdkMessage, sendOptions } from './convert.js';
 import type { TaskFeedBuses } from './task-feed.js';
+import { a2aMessageKey, type InflightKeys } from './inflight-keys.js';
 import type { SynapseTaskStore } from './task-store.js';
 
 /**
@@ -18,6 +19,7 @@ export class SynapseExecutor implements AgentExecutor {
     private readonly api: AgentApi,
     private readonly store: SynapseTaskStore,
     private readonly buses: TaskFeedBuses,
+    private readonly keys: InflightKeys,
   ) {}
 
   execute = async (ctx: RequestContext, bus: ExecutionEventBus): Promise<void> => {
@@ -32,7 +34,15 @@ export class SynapseExecutor implements AgentExecutor {
     const ours = fromSdkMessage(message);
     if (ours.parts.length === 0) throw new RequestMalformedError('the message has no parts with content');
     const { priority, metadata } = sendOptions(message.metadata, ctx.request.metadata, message.messageId);
-    const task = this.api.submit({ id: ctx.taskId, contextId: ctx.contextId, message: ours, metadata, priority });
+    // The messageId is the send's idempotency key: recorded with the task, then let go of (a
+    // retry waiting on it now finds the task).
+    const key = a2aMessageKey(message.messageId);
+    let task;
+    try {
+      task = this.api.submitOnce({ id: ctx.taskId, contextId: ctx.contextId, message: ours, metadata, priority }, key).task;
+    } finally {
+      this.keys.release(key);
+    }
     bus.publish(AgentEvent.task(this.store.view(task)));
     this.buses.follow(task, { announce: true });
   };

@@ -22,7 +22,8 @@ import { isSynapseError } from '../../errors.js';
 import { pickChoice } from '../../profiles/permission.js';
 import type { PermissionChoice } from '../../profiles/types.js';
 import { TERMINAL_STATES, type Task as OurTask } from '../../agent-api/task.js';
-import { fromSdkMessage, fromSdkParts, sdkMessageText, sendOptions } from './convert.js';
+import { endsWait, fromSdkMessage, fromSdkParts, sdkMessageText, sendOptions } from './convert.js';
+import { a2aMessageKey, type InflightKeys } from './inflight-keys.js';
 import { LimitError, toSdkError } from './limit-error.js';
 import type { SynapseError } from '../../errors.js';
 
@@ -82,7 +83,86 @@ export class SynapseRequestHandler implements A2ARequestHandler {
     private readonly inner: DefaultRequestHandler,
     private readonly api: AgentApi,
     private readonly card: () => AgentCard,
+    private readonly keys: InflightKeys,
   ) {}
+
+  /**
+   * Idempotency (issue 21 §3): the messageId of a new message is its key. The task an earlier send
+   * of this messageId made within 24 h, or null; then this send holds the key until the runtime
+   * has its task (the executor lets go), so a retry that arrives meanwhile waits for it. A
+   * messageId used for a different message is the client's mistake (InvalidRequest).
+   */
+  private async earlierTask(params: SendMessageRequest): Promise<OurTask | null> {
+    const message = params.message;
+    if (!message?.messageId || message.taskId) return null;
+    const key = a2aMessageKey(message.messageId);
+    const ours = fromSdkMessage(message);
+    for (;;) {
+      let prior: OurTask | null;
+      try {
+        prior = this.api.idempotentTask(key, ours);
+      } catch (err) {
+        if (isSynapseError(err) && err.code === 'idempotency_key_reused')
+          throw new RequestMalformedError({
+            message: `messageId ${message.messageId} was already sent with a different message: ${err.message}`,
+            metadata: { synapseCode: err.code },
+          });
+        throw err;
+      }
+      if (prior) return prior;
+      const held = this.keys.hold(key);
+      if (!held) return null;
+      await held;
+    }
+  }
+
+  private letGo(params: SendMessageRequest): void {
+    if (params.message?.messageId) this.keys.release(a2aMessageKey(params.message.messageId));
+  }
+
+  /** Resolves once the task is finished or waits for input (what a blocking send waits for). */
+  private settled(taskId: string): Promise<void> {
+    return new Promise((resolve) => {
+      let done = false;
+      let unsubscribe: (() => void) | null = null;
+      const check = (): void => {
+        if (done || !endsWait(this.api.getTask(taskId).status.state)) return;
+        done = true;
+        unsubscribe?.();
+        resolve();
+      };
+      check();
+      if (done) return;
+      unsubscribe = this.api.events.subscribe(taskId, 0, check);
+      if (done) unsubscribe();
+    });
+  }
+
+  /** What a retried SendMessage answers: the first send's task, as that send would have (blocking waits). */
+  private async replay(task: OurTask, params: SendMessageRequest, context: ServerCallContext): Promise<Task> {
+    if (params.configuration?.returnImmediately !== true) await this.settled(task.id);
+    const historyLength = params.configuration?.historyLength;
+    return this.inner.getTask({ tenant: params.tenant, id: task.id, ...(historyLength !== undefined ? { historyLength } : {}) }, context);
+  }
+
+  /** A retried SendStreamingMessage: the first send's task, then its events while it runs. */
+  private async *replayStream(task: OurTask, params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    const request = { tenant: params.tenant, id: task.id };
+    if (!TERMINAL_STATES.has(this.api.getTask(task.id).status.state)) {
+      let yielded = false;
+      try {
+        for await (const event of this.inner.resubscribe(request, context)) {
+          yielded = true;
+          yield event;
+        }
+        return;
+      } catch (err) {
+        // It ended between the look and the subscription: answer with the finished task below.
+        if (yielded || !TERMINAL_STATES.has(this.api.getTask(task.id).status.state)) throw err;
+      }
+    }
+    yield { payload: { $case: 'task', value: await this.inner.getTask(request, context) } };
+  }
 
   private async admit(params: SendMessageRequest, context: ServerCallContext): Promise<void> {
     try {
@@ -150,13 +230,28 @@ export class SynapseRequestHandler implements A2ARequestHandler {
   }
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    await this.admit(params, context);
-    return this.inner.sendMessage(params, context);
+    const earlier = await this.earlierTask(params);
+    if (earlier) return this.replay(earlier, params, context);
+    try {
+      await this.admit(params, context);
+      return await this.inner.sendMessage(params, context);
+    } finally {
+      this.letGo(params);
+    }
   }
 
   async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    await this.admit(params, context);
-    yield* this.inner.sendMessageStream(params, context);
+    const earlier = await this.earlierTask(params);
+    if (earlier) {
+      yield* this.replayStream(earlier, params, context);
+      return;
+    }
+    try {
+      await this.admit(params, context);
+      yield* this.inner.sendMessageStream(params, context);
+    } finally {
+      this.letGo(params);
+    }
   }
 
   getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {

@@ -5,6 +5,7 @@ import type { AgentApi } from '../../agent-api/agent-api.js';
 import type { CardInput } from '../card.js';
 import { buildA2aCard } from './card.js';
 import { SynapseExecutor } from './executor.js';
+import { InflightKeys } from './inflight-keys.js';
 import { PushDispatcher, runtimeDrivenPushes } from './push-dispatch.js';
 import { PushConfigStore } from './push-store.js';
 import { SynapseRequestHandler } from './request-handler.js';
@@ -40,10 +41,11 @@ export class A2aService {
     const api = opts.api;
     this.store = new SynapseTaskStore(api);
     this.buses = new TaskFeedBuses(api);
-    const executor = new SynapseExecutor(api, this.store, this.buses);
+    const keys = new InflightKeys();
+    const executor = new SynapseExecutor(api, this.store, this.buses, keys);
     // The SDK reads capabilities (streaming, push) from this card; they never change.
     const inner = new DefaultRequestHandler(this.card(), this.store, executor, this.buses, this.pushConfigs, runtimeDrivenPushes);
-    this.handler = new SynapseRequestHandler(inner, api, () => this.card());
+    this.handler = new SynapseRequestHandler(inner, api, () => this.card(), keys);
     this.jsonrpc = new JsonRpcTransportHandler(this.handler);
     this.legacyJsonrpc = new LegacyJsonRpcTransportHandler(this.handler);
     this.pushes = new PushDispatcher({

@@ -107,23 +107,26 @@ Examples:
     .description(
       "List running agents, the original Python Synapse's too (dead entries are pruned). On a terminal: a live, full-screen monitor; otherwise (or with --json/--plain) a table printed once, then those whose CLI exited in the last 10 minutes",
     )
-    .option('--json', 'print JSON once (the running agents only, each with editing_file)')
+    .option('--json', 'print JSON once (the running agents only, each with editing_file and waiting_messages)')
     .option('--plain', 'print the table once, even on a terminal')
+    .option('--waiting', 'print only the messages waiting for agents that are not running (synapse send --queue), per target')
     .addHelpText(
       'after',
       '\nColumns: ID, NAME, TYPE, ROLE, STATUS, CURRENT (task preview; in the monitor with its elapsed time),\n' +
         'PORT, TRANSPORT, EDITING_FILE, WORKING_DIR, SKILL_SET. Choose and order them with settings list.columns\n' +
         '(synapse config set list.columns ID,NAME,STATUS); unset, the table shows ID NAME TYPE ROLE STATUS\n' +
         'CURRENT PORT EDITING_FILE WORKING_DIR and the monitor ID NAME TYPE ROLE STATUS CURRENT TRANSPORT\n' +
-        'WORKING_DIR SKILL_SET EDITING_FILE. Below the table: agents whose CLI quit by itself, with its exit code.\n\n' +
+        'WORKING_DIR SKILL_SET EDITING_FILE. Below the table: messages waiting for agents that are not running\n' +
+        '(how many, since when, the next expiry), then agents whose CLI quit by itself, with its exit code.\n\n' +
         'The monitor updates as statuses change. Keys: 1-9 select a row, ↑/↓ move, Enter or j jump to the\n' +
         "agent's pane (synapse jump), K kill it (asks y/n), / filter by type, name or directory, ESC clear, q quit.\n" +
         'guides/monitor.md.\n\n' +
         'Examples:\n  synapse list                              the live monitor (on a terminal)\n' +
         '  synapse list --plain                      the table, once\n' +
-        '  synapse list --json | jq ".[].agent_id"',
+        '  synapse list --json | jq ".[].agent_id"\n' +
+        '  synapse list --waiting --json | jq ".[] | {target_key, waiting}"',
     )
-    .action(async (flags: { json?: boolean; plain?: boolean }) => {
+    .action(async (flags: { json?: boolean; plain?: boolean; waiting?: boolean }) => {
       const { listCommand } = await import('./list-monitor.js');
       await listCommand(flags, processIo());
     });
@@ -133,7 +136,11 @@ Examples:
     .description('Show one agent: live status, locks, board tasks and its last finished tasks from the history')
     .argument('<target>', 'name, agent id, type-port or type')
     .option('--json', 'print JSON')
-    .addHelpText('after', '\nExample:\n  synapse status alice --json')
+    .addHelpText(
+      'after',
+      '\nA target that is not running but has messages left for it here (synapse send --queue) shows them:\n' +
+        'waiting, delivered, expired or refused, with why.\n\nExamples:\n  synapse status alice --json\n  synapse status reviewer        not running: its waiting messages',
+    )
     .action(async (target: string, flags: { json?: boolean }) => {
       const { agentStatus } = await import('./lifecycle.js');
       await agentStatus(target, flags, processIo());

@@ -6,7 +6,7 @@ function shellWord(text: string): string {
   return /^[\w./:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-function label(e: RegistryEntry): string {
+function label(e: Pick<RegistryEntry, 'agent_id' | 'name'>): string {
   return e.name ? `${e.name} (${e.agent_id})` : e.agent_id;
 }
 
@@ -21,7 +21,7 @@ export type BoardLink = { kind: 'none' } | { kind: 'create' } | { kind: 'existin
  */
 export async function boardLinkFor(
   sender: RegistryEntry | null,
-  target: RegistryEntry,
+  target: Pick<RegistryEntry, 'agent_id' | 'name' | 'working_dir'>,
   task: string | boolean | undefined,
   text: string,
   targetArg: string,

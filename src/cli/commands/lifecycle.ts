@@ -18,6 +18,7 @@ import { listColumns } from '../../config/settings.js';
 import { editingText, skillSetOf, transportOf, type Editing } from '../../monitor/columns.js';
 import { envSetting } from '../../config/env-setting.js';
 import type { ListColumn } from '../../config/keys.js';
+import { absentStatus, isNotFound, waitingForAgent, waitingSection, waitingTargets } from './queue-view.js';
 
 async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -188,25 +189,34 @@ function recentExits(live: RegistryEntry[], io: CommandIo): string {
 
 /**
  * `synapse list` printed once (not a terminal, `--json`, `--plain`): the live agents (dead entries
- * are pruned on the way), then the ones whose CLI just exited. `--json`: the registry entries as
- * they are, each with `editing_file` (the file it holds a lock on, or null).
+ * are pruned on the way), then the messages waiting for agents that are not running, then the
+ * ones whose CLI just exited. `--json`: the registry entries as they are, each with
+ * `editing_file` (the file it holds a lock on, or null) and `waiting_messages`; `--waiting`: only
+ * the waiting messages, per target.
  */
-export function listAgents(flags: { json?: boolean }, io: CommandIo): void {
+export function listAgents(flags: { json?: boolean; waiting?: boolean }, io: CommandIo): void {
   const { entries: live, problems } = openRegistry(io.env).scanLive();
   // Files that are not entries (corrupt, or another program's) are left alone, and said so.
   for (const p of problems) io.err(`skipped registry file ${p.file}: ${p.reason}\n`);
+  if (flags.waiting) {
+    const targets = waitingTargets(live, io);
+    if (flags.json) io.out(`${JSON.stringify(targets, null, 2)}\n`);
+    else io.out(waitingSection(targets) || 'No messages are waiting for an agent.\n');
+    return;
+  }
   const editing = editingFiles(live, io.env);
   if (flags.json) {
     const withEditing = live.map((e) => {
       const file = editing.get(e.agent_id);
-      return { ...e, editing_file: file && file !== 'unreadable' ? file.file : null };
+      return { ...e, editing_file: file && file !== 'unreadable' ? file.file : null, waiting_messages: waitingForAgent(e) };
     });
     io.out(`${JSON.stringify(withEditing, null, 2)}\n`);
     return;
   }
   const exits = recentExits(live, io);
+  const waiting = waitingSection(waitingTargets(live, io).filter((w) => !w.running));
   if (live.length === 0) {
-    io.out(`No agents running. Start one with \`synapse start echo\` or \`synapse claude\`.\n${exits}`);
+    io.out(`No agents running. Start one with \`synapse start echo\` or \`synapse claude\`.\n${waiting}${exits}`);
     return;
   }
   const now = Date.now();
@@ -230,7 +240,7 @@ export function listAgents(flags: { json?: boolean }, io: CommandIo): void {
     // Entries hold peers' text: no control character of theirs reaches the terminal.
     return columns.map((c) => row[c].replace(/[\p{Cc}]/gu, ''));
   });
-  io.out(`${renderTable([...columns], rows)}\n${exits}`);
+  io.out(`${renderTable([...columns], rows)}\n${waiting}${exits}`);
 }
 
 /**
@@ -304,7 +314,16 @@ async function recentHistory(agentId: string, env: NodeJS.ProcessEnv, limit = 5)
 
 /** `synapse status <target>`: the registry entry, what the agent says live, its locks, board tasks and recent history. */
 export async function agentStatus(target: string, flags: { json?: boolean }, io: CommandIo): Promise<void> {
-  const { entry } = findAgent(target, io.env);
+  let entry: RegistryEntry;
+  try {
+    entry = findAgent(target, io.env).entry;
+  } catch (err) {
+    // Not running, but messages were left for it here: those are its status.
+    const absent = isNotFound(err) ? absentStatus(target, io) : null;
+    if (!absent) throw err;
+    io.out(flags.json ? `${JSON.stringify(absent.json, null, 2)}\n` : absent.text);
+    return;
+  }
   const { live, why } = await liveStatus(entry, io.env);
   const locks = locksHeldBy(entry.working_dir, entry.agent_id, io.env);
   const boardTasks = fs.existsSync(boardDbPath(entry.working_dir))
@@ -312,7 +331,8 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
     : [];
   const original = writtenByOriginal(entry);
   const recent = await recentHistory(entry.agent_id, io.env);
-  const out = { ...entry, original, live, locks, board_tasks: boardTasks, recent_history: recent };
+  const waiting = waitingForAgent(entry);
+  const out = { ...entry, original, live, locks, board_tasks: boardTasks, recent_history: recent, waiting_messages: waiting };
   if (flags.json) {
     io.out(`${JSON.stringify(out, null, 2)}\n`);
     return;
@@ -326,6 +346,7 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
     `  role         ${entry.role ?? '-'}`,
     `  current      ${entry.current_task_preview ?? '-'}`,
     `  queued       ${typeof live?.queued === 'number' ? String(live.queued) : '-'}`,
+    ...(waiting > 0 ? [`  waiting      ${waiting} message(s) left for it in the project's queue (taken at its next READY)`] : []),
     `  accepting    ${accepting(live, why)}`,
     ...historyTrouble(live),
     `  since        ${entry.registered_at}`,

@@ -40,8 +40,8 @@ function monitorActions(io: CommandIo): MonitorActions {
  * `synapse list`: on a terminal the live monitor (src/monitor/, guides/monitor.md); without one,
  * or with `--json` or `--plain`, the table (or JSON) printed once.
  */
-export async function listCommand(flags: { json?: boolean; plain?: boolean }, io: CommandIo): Promise<void> {
-  if (flags.json || flags.plain || !io.isTerminal('stdout') || !io.isTerminal('stdin')) return listAgents(flags, io);
+export async function listCommand(flags: { json?: boolean; plain?: boolean; waiting?: boolean }, io: CommandIo): Promise<void> {
+  if (flags.json || flags.plain || flags.waiting || !io.isTerminal('stdout') || !io.isTerminal('stdin')) return listAgents(flags, io);
   const { runMonitor } = await import('../../monitor/run.js');
   await runMonitor({ env: io.env, columns: listColumns(io.cwd, io.env, 'monitor'), actions: monitorActions(io) });
 }

@@ -17,16 +17,24 @@ From an agent started with --delegate-mode (a manager), work goes out with a boa
 --task, --task <id>, or an open board task already assigned to the target; otherwise the send
 is refused (exit 1, delegate_mode) with the command to run.
 
+A target that is not running: a saved agent (synapse agents add), a name seen in this project
+before, or any target with --queue gets the message later. It waits in the project's store and
+goes into the inbox of the agent with that name (id, or type) when it next reaches READY:
+"queued for NAME (not running)". --wait waits for that and the answer (up to --timeout);
+one that no agent takes expires after SYNAPSE_QUEUE_TTL seconds (24 h), with a note to its sender.
+--no-queue fails instead (exit 3).
+
 Exit codes: 0 ok · 1 usage or working-dir mismatch · 3 target not found or ambiguous
             4 target not ready in time (starting; or busy: the original Synapse takes one task at a time)
-            5 delivery failed · 6 answer timed out
+            5 delivery failed, or a queued message expired · 6 answer timed out
 
 Examples:
   synapse send codex "review src/app.ts" --wait
   synapse send reviewer --message-file plan.md --notify -p 4
   git diff | synapse send claude --stdin --wait --timeout 600
   synapse send echo-8190 "hi" --silent --json
-  synapse send impl "add the /orders endpoint" --task        a linked board task for impl`;
+  synapse send impl "add the /orders endpoint" --task        a linked board task for impl
+  synapse send reviewer "look at PR 12 when you start" --queue   waits until reviewer runs`;
 
 /**
  * Declarations only, one block per command: long, but there is no logic in it. Each action loads
@@ -50,6 +58,8 @@ export function registerMessagingCommands(program: Command): void {
     .option('-f, --from <agent>', 'send as this agent (default: $SYNAPSE_AGENT_ID, then the agent whose terminal runs this command)')
     .option('--force', 'send even though the target works in another directory (another worktree too)')
     .option('-T, --task [id]', 'also create a linked task on the shared board, assigned to the target (or link the existing board task <id>)')
+    .option('--queue', 'if the target is not running, leave the message for it: delivered when it next starts (default for saved agents and names seen here)')
+    .option('--no-queue', 'if the target is not running, fail (exit 3) instead of queueing')
     .option('--json', 'print {task_id, target, status, receipt}')
     .addHelpText('after', SEND_HELP)
     .action(async (target: string, message: string | undefined, flags: SendFlags) => {
@@ -111,7 +121,7 @@ Lines can be piped in too; the shell exits after the last answer:
     .addHelpText('after', '\nExample:\n  synapse interrupt codex "stop: the tests are red on main"')
     .action(async (target: string, message: string | undefined, flags: SendFlags) => {
       const { sendCommand } = await import('./send.js');
-      await sendCommand(target, message, flags, processIo(), { priority: 4, mode: 'silent', coordination: true });
+      await sendCommand(target, message, flags, processIo(), { priority: 4, mode: 'silent', coordination: true, queue: false });
     });
 
   program

@@ -2,21 +2,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { requestJson } from '../../a2a/http-json.js';
-import { followSse } from '../../a2a/sse-client.js';
 import { apiKeyHeaders } from '../../config/auth-keys.js';
 import { peerTls } from '../../a2a/peer-tls.js';
-import { parseDoneEvent, parsePeerTask, peerTaskText, type PeerTask } from '../../a2a/wire-client.js';
-import type { Part, ResponseMode, SenderInfo } from '../../agent-api/task.js';
-import { envSetting } from '../../config/env-setting.js';
+import { parsePeerTask, peerTaskText, type PeerTask } from '../../a2a/wire-client.js';
+import type { Part, ResponseMode } from '../../agent-api/task.js';
 import { loadSettings } from '../../config/settings.js';
 import { SynapseError } from '../../errors.js';
-import type { RegistryEntry } from '../../registry/entry.js';
+import { writtenByOriginal, type RegistryEntry } from '../../registry/entry.js';
 import { liveAgents, openRegistry } from '../../registry/lookup.js';
 import { sameProject, sameWorkingDir } from '../../registry/project.js';
-import { resolveSender } from '../../registry/sender.js';
+import type { resolveSender } from '../../registry/sender.js';
 import { isOfType, resolveTarget } from '../../registry/targets.js';
 import { ExitRequest } from '../exit.js';
 import type { CommandIo } from '../io.js';
+import { attachments, currentTaskOf, label, senderMetadata, senderOf, waitForAnswer } from './send-common.js';
 
 export interface SendFlags {
   messageFile?: string;
@@ -32,28 +31,14 @@ export interface SendFlags {
   json?: boolean;
   /** `-T, --task [id]`: create a linked board task (true), or link this existing one. */
   task?: boolean | string;
+  /**
+   * `--queue` (true): a target that is not running gets the message when it starts; `--no-queue`
+   * (false): it is an error (exit 3). Unset: queued for a saved agent or a name seen in this project.
+   */
+  queue?: boolean;
 }
 
 const READY_WAIT_DEFAULT_MS = 120_000;
-const MIME: Record<string, string> = {
-  '.txt': 'text/plain',
-  '.md': 'text/markdown',
-  '.json': 'application/json',
-  '.ts': 'text/x-typescript',
-  '.js': 'text/javascript',
-  '.py': 'text/x-python',
-  '.html': 'text/html',
-  '.css': 'text/css',
-  '.csv': 'text/csv',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.pdf': 'application/pdf',
-  '.yaml': 'application/yaml',
-  '.yml': 'application/yaml',
-};
-
 async function messageText(arg: string | undefined, flags: SendFlags, io: CommandIo): Promise<string> {
   const sources = [arg !== undefined, flags.messageFile !== undefined, flags.stdin === true].filter(Boolean).length;
   if (sources > 1) throw new SynapseError('usage', 'give the message once: as an argument, with --message-file, or with --stdin');
@@ -68,25 +53,6 @@ async function messageText(arg: string | undefined, flags: SendFlags, io: Comman
   if (flags.stdin) text = await io.readStdin();
   if (text.trim() === '') throw new SynapseError('usage', 'the message is empty: give it as an argument, with --message-file F or with --stdin');
   return text;
-}
-
-function attachments(files: string[], io: CommandIo): Part[] {
-  const limit = envSetting(io.env, 'SYNAPSE_SEND_MESSAGE_THRESHOLD');
-  return files.map((file) => {
-    let bytes: Buffer;
-    try {
-      bytes = fs.readFileSync(path.resolve(io.cwd, file));
-    } catch (err) {
-      throw new SynapseError('invalid_input', `cannot read --attach ${file}: ${(err as Error).message}`);
-    }
-    if (bytes.length > limit) {
-      throw new SynapseError('invalid_input', `--attach ${file} is ${bytes.length} bytes, over the limit of ${limit} bytes (SYNAPSE_SEND_MESSAGE_THRESHOLD)`);
-    }
-    return {
-      type: 'file',
-      file: { name: path.basename(file), mimeType: MIME[path.extname(file).toLowerCase()] ?? 'application/octet-stream', bytes: bytes.toString('base64') },
-    };
-  });
 }
 
 function responseMode(flags: SendFlags, io: CommandIo): ResponseMode {
@@ -109,23 +75,6 @@ export function parseTimeoutMs(raw: string | undefined): number | null {
   const n = Number(raw);
   if (!Number.isFinite(n) || n <= 0) throw new SynapseError('usage', `--timeout must be a number of seconds > 0, not "${raw}"`);
   return n * 1000;
-}
-
-function label(e: RegistryEntry): string {
-  return e.name ? `${e.name} (${e.agent_id})` : e.agent_id;
-}
-
-/** A one-line spinner with elapsed time on stderr, only on a TTY. */
-function spinner(text: string, io: CommandIo): () => void {
-  if (!io.isTerminal('stderr')) return () => undefined;
-  const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-  const t0 = Date.now();
-  let i = 0;
-  const timer = setInterval(() => io.err(`\r${frames[i++ % frames.length]} ${text} ${((Date.now() - t0) / 1000).toFixed(1)}s`), 100);
-  return () => {
-    clearInterval(timer);
-    io.err('\r\x1b[2K');
-  };
 }
 
 /** What a refusal says: ours `{error: {message}}`, the original's `{detail}`. */
@@ -159,21 +108,45 @@ function retryAfterMs(header: string | string[] | undefined): number {
   return Number.isFinite(s) && s >= 0 ? Math.max(s, 0.2) * 1000 : 1000;
 }
 
+/** How many times a send whose connection broke is sent again (with its idempotency key). */
+const NETWORK_RETRIES = 3;
+/** Connection failures after which the request may have arrived: a retry is only safe with a key. */
+const MAYBE_ARRIVED = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED']);
+
+/** The request may have reached an agent of ours, which takes `Idempotency-Key`: send it again. */
+function retryableBreak(err: unknown, target: RegistryEntry): boolean {
+  const errno = err instanceof SynapseError && err.code === 'agent_unreachable' ? err.details?.errno : null;
+  // The original Python Synapse does not read the key: a second POST there could be a second task.
+  return typeof errno === 'string' && MAYBE_ARRIVED.has(errno) && !writtenByOriginal(target);
+}
+
 /**
- * POSTs the message and reads the task from `{task: …}` (the original answers 200, ours 202).
+ * POSTs the message and reads the task from `{task: …}` (the original answers 200, ours 202,
+ * and 200 for a send whose `Idempotency-Key` it has seen: the first task).
  * Retried until `deadline`, honouring Retry-After: our 503 (an agent in the instant before it
  * serves, or shutting down; one that starts takes the message) and the original's 409 with
- * Retry-After (it takes one task at a time: "Agent already has a working task").
+ * Retry-After (it takes one task at a time: "Agent already has a working task"). A connection
+ * that breaks after the request went out (reset, timeout) is retried too, a few times, with the
+ * same `idempotencyKey`: the agent answers with the task the first attempt made, never a second one.
  */
-async function post(target: RegistryEntry, priority: number, body: unknown, deadline: number, io: CommandIo): Promise<PeerTask> {
+async function post(target: RegistryEntry, priority: number, body: unknown, deadline: number, io: CommandIo, idempotencyKey: string): Promise<PeerTask> {
   let announced = false;
+  let breaks = 0;
   for (;;) {
-    const res = await requestJson(`${target.endpoint}/tasks/send-priority?priority=${priority}`, {
-      body,
-      timeoutMs: 10_000,
-      headers: apiKeyHeaders(io.env),
-      tls: peerTls(io.env),
-    });
+    let res;
+    try {
+      res = await requestJson(`${target.endpoint}/tasks/send-priority?priority=${priority}`, {
+        body,
+        timeoutMs: 10_000,
+        headers: { ...apiKeyHeaders(io.env), 'idempotency-key': idempotencyKey },
+        tls: peerTls(io.env),
+      });
+    } catch (err) {
+      if (!retryableBreak(err, target) || ++breaks > NETWORK_RETRIES || Date.now() >= deadline) throw err;
+      io.err(`the connection to ${label(target)} broke (${(err as Error).message}); sending again with the same idempotency key…\n`);
+      await new Promise((r) => setTimeout(r, Math.min(250 * breaks, Math.max(0, deadline - Date.now()))));
+      continue;
+    }
     const task = res.status >= 200 && res.status < 300 ? parsePeerTask((res.body as { task?: unknown } | null)?.task) : null;
     if (task) return task;
     const busy = res.status === 409 && res.headers['retry-after'] !== undefined;
@@ -187,20 +160,6 @@ async function post(target: RegistryEntry, priority: number, body: unknown, dead
     announced = true;
     await new Promise((r) => setTimeout(r, Math.min(retryAfterMs(res.headers['retry-after']), Math.max(0, deadline - Date.now()))));
   }
-}
-
-/** The agent this command speaks for: --from, $SYNAPSE_AGENT_ID, or the agent whose terminal runs it. */
-function senderOf(live: RegistryEntry[], from: string | undefined, io: CommandIo): ReturnType<typeof resolveSender> {
-  const sender = resolveSender(live, { ...(from ? { from } : {}), env: io.env, pid: io.parentPid });
-  if (sender.warning) io.err(`warning: ${sender.warning}\n`);
-  return sender;
-}
-
-/** Who sent it, as the receiving agent reads it from a message's metadata (nothing for a human). */
-function senderMetadata(sender: ReturnType<typeof resolveSender>): { sender?: SenderInfo } {
-  if (!sender.id) return {};
-  const extra: SenderInfo = sender.entry ? { sender_type: sender.entry.agent_type, sender_endpoint: sender.entry.endpoint } : {};
-  return { sender: { sender_id: sender.id, sender_name: sender.entry?.name ?? sender.id, ...extra } };
 }
 
 /**
@@ -219,17 +178,6 @@ function checkSameProject(live: RegistryEntry[], sender: ReturnType<typeof resol
     ? `${label(target)} works in another worktree of this repository (${target.working_dir}, not ${senderDir}); sends across worktrees need --force.`
     : `${label(target)} works in ${target.working_dir}, not in ${senderDir}.`;
   throw new SynapseError('working_dir_mismatch', `${where} ${list}\nUse --force to send anyway.`);
-}
-
-/** The task the sending agent is working on now, so the answer can be tied to it (null when unknown). */
-async function currentTaskOf(sender: RegistryEntry, env: NodeJS.ProcessEnv): Promise<string | null> {
-  // A sender that does not answer in a second is just not asked: the message goes anyway.
-  const st = await requestJson<{ current_task?: string | null }>(`${sender.endpoint}/status`, {
-    timeoutMs: 1000,
-    headers: apiKeyHeaders(env),
-    tls: peerTls(env),
-  }).catch(() => null);
-  return st?.body?.current_task ?? null;
 }
 
 /** How one message goes: what `synapse send` takes besides the text (the workflow runner sends with it too). */
@@ -309,13 +257,14 @@ export async function deliverMessage(targetArg: string, text: string, opts: Deli
     },
   };
   const readyDeadline = Date.now() + (timeoutMs ?? READY_WAIT_DEFAULT_MS);
-  const task = await post(target, priority, body, readyDeadline, io).catch((err: unknown) => {
+  // One idempotency key per invocation (the task id): every retry of this send carries it.
+  const task = await post(target, priority, body, readyDeadline, io, taskId).catch((err: unknown) => {
     // A refusal for backpressure is a receipt too: --json prints it before the error ends the command.
     if (opts.json && err instanceof SynapseError && err.code === 'queue_full')
       io.out(`${JSON.stringify({ task_id: null, target: target.agent_id, status: 'refused', receipt: 'queue_full', ...err.details })}\n`);
     throw err;
   });
-  const done = mode === 'wait' && opts.follow !== false ? await waitForAnswer(target, task, timeoutMs, io) : null;
+  const done = mode === 'wait' && opts.follow !== false ? await waitForAnswer(target, task.id, timeoutMs, io) : null;
   return { target, mode, task, done, fromAgent: Boolean(sender.entry) };
 }
 
@@ -325,25 +274,33 @@ export async function sendCommand(
   arg: string | undefined,
   flags: SendFlags,
   io: CommandIo,
-  defaults: { priority?: number; mode?: ResponseMode; coordination?: boolean } = {},
+  defaults: { priority?: number; mode?: ResponseMode; coordination?: boolean; queue?: false } = {},
 ): Promise<void> {
   const text = await messageText(arg, flags, io);
-  const { target, mode, task, done, fromAgent } = await deliverMessage(
-    targetArg,
-    text,
-    {
-      priority: defaults.priority ?? parsePriority(flags.priority),
-      mode: defaults.mode ?? responseMode(flags, io),
-      timeoutMs: parseTimeoutMs(flags.timeout),
-      ...(flags.attach ? { attach: flags.attach } : {}),
-      ...(flags.from !== undefined ? { from: flags.from } : {}),
-      ...(flags.force ? { force: true } : {}),
-      ...(flags.task !== undefined ? { task: flags.task } : {}),
-      ...(defaults.coordination ? { coordination: true } : {}),
-      ...(flags.json ? { json: true } : {}),
-    },
-    io,
-  );
+  const options: DeliveryOptions & { mode: ResponseMode } = {
+    priority: defaults.priority ?? parsePriority(flags.priority),
+    mode: defaults.mode ?? responseMode(flags, io),
+    timeoutMs: parseTimeoutMs(flags.timeout),
+    ...(flags.attach ? { attach: flags.attach } : {}),
+    ...(flags.from !== undefined ? { from: flags.from } : {}),
+    ...(flags.force ? { force: true } : {}),
+    ...(flags.task !== undefined ? { task: flags.task } : {}),
+    ...(defaults.coordination ? { coordination: true } : {}),
+    ...(flags.json ? { json: true } : {}),
+  };
+  let delivery: Delivery;
+  try {
+    delivery = await deliverMessage(targetArg, text, options, io);
+  } catch (err) {
+    // Not running: the message may wait for it in the project's queue (issue 21 §2).
+    const queue = defaults.queue ?? flags.queue;
+    if (!(err instanceof SynapseError && err.code === 'target_not_found') || queue === false) throw err;
+    const { queueForAbsent } = await import('./send-queue.js');
+    const queued = await queueForAbsent(targetArg, text, { ...options, explicit: queue === true }, err, io);
+    if (queued.done) printAnswer(queued.done, queued.answeredBy!.agent_id, flags, io);
+    return;
+  }
+  const { target, mode, task, done, fromAgent } = delivery;
 
   if (!done) {
     if (flags.json)
@@ -354,12 +311,16 @@ export async function sendCommand(
       );
     return;
   }
+  printAnswer(done, target.agent_id, flags, io);
+}
 
+/** `--wait`: the answer on stdout (or the receipt with it, as JSON); exit 5 when the task did not complete. */
+function printAnswer(done: PeerTask, targetId: string, flags: SendFlags, io: CommandIo): void {
   const answer = peerTaskText(done);
   if (flags.json) {
     const replySource = typeof done.metadata.reply_source === 'string' ? done.metadata.reply_source : null;
     io.out(
-      `${JSON.stringify({ task_id: done.id, target: target.agent_id, status: done.status, receipt: done.receipt, answer, error: done.error, reply_source: replySource })}\n`,
+      `${JSON.stringify({ task_id: done.id, target: targetId, status: done.status, receipt: done.receipt, answer, error: done.error, reply_source: replySource })}\n`,
     );
   } else {
     io.out(answer.endsWith('\n') || answer === '' ? answer : `${answer}\n`);
@@ -369,43 +330,6 @@ export async function sendCommand(
     io.err(`task ${done.id} ended ${done.status}${why ? `: ${why}` : ''}\n`);
     throw new ExitRequest(5);
   }
-}
-
-/**
- * Follows the task over SSE until its `done` event (the original's: a message whose JSON `type`
- * is `done`); Ctrl-C stops waiting, never the task.
- */
-async function waitForAnswer(target: RegistryEntry, task: PeerTask, timeoutMs: number | null, io: CommandIo): Promise<PeerTask> {
-  const controller = new AbortController();
-  const stop = spinner(`waiting for ${target.name ?? target.agent_id}`, io);
-  let outcome = 'done' as 'done' | 'timeout' | 'interrupted';
-  let finished = null as PeerTask | null;
-  const timer = timeoutMs ? setTimeout(() => ((outcome = 'timeout'), controller.abort()), timeoutMs) : undefined;
-  const onSigint = () => {
-    outcome = 'interrupted';
-    controller.abort();
-  };
-  process.once('SIGINT', onSigint);
-  try {
-    await followSse(
-      `${target.endpoint}/tasks/${task.id}/subscribe`,
-      (e) => {
-        finished = parseDoneEvent(e.data, task.id);
-        return finished !== null;
-      },
-      { signal: controller.signal, headers: apiKeyHeaders(io.env), tls: peerTls(io.env) },
-    );
-  } finally {
-    clearTimeout(timer);
-    process.off('SIGINT', onSigint);
-    stop();
-  }
-  if (finished) return finished;
-  const later = `Fetch the answer later: curl -s ${target.endpoint}/tasks/${task.id}  (or synapse history show ${task.id.slice(0, 8)})`;
-  if (outcome === 'timeout')
-    throw new SynapseError('answer_timeout', `no answer from ${label(target)} within ${timeoutMs! / 1000} s; the task goes on. ${later}`);
-  io.err(`stopped waiting; the task goes on. ${later}\n`);
-  throw new ExitRequest(130);
 }
 
 /** `synapse broadcast [message]`: every other agent in this project (or everywhere with --all). */
@@ -435,6 +359,7 @@ export async function broadcastCommand(arg: string | undefined, flags: SendFlags
           },
           Date.now() + 10_000,
           io,
+          randomUUID(),
         );
         return { target: t.agent_id, name: t.name, task_id: task.id, status: task.status, receipt: task.receipt, error: null };
       } catch (err) {

@@ -14,6 +14,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async (a
   const {
     PriorityQuerySchema,
     SendBodySchema,
+    SendHeadersSchema,
     TaskIdParamsSchema,
     TaskListQuerySchema,
     RespondBodySchema,
@@ -22,25 +23,31 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ api: AgentApi }> = async (a
     TaskReplyBodySchema,
     HistoryUpdateBodySchema,
   } = await loadSchemas('schemas');
-  const send = (priority: number, body: SendBody) => {
+  /**
+   * A send, once per `Idempotency-Key` when the request carries one: a new task is 202, the task
+   * an earlier send with the key made is 200 (nothing is queued or typed again).
+   */
+  const send = (priority: number, body: SendBody, key: string | undefined) => {
     const metadata = (body.metadata ?? {}) as TaskMetadata;
-    return api.submit({
+    const input = {
       message: body.message,
       metadata,
       priority,
       ...(body.context_id ? { contextId: body.context_id } : {}),
       ...(body.task_id ? { id: body.task_id } : {}),
-    });
+    };
+    if (key === undefined) return { task: api.submit(input), replayed: false };
+    return api.submitOnce(input, `idempotency-key:${key}`);
   };
 
-  app.post('/tasks/send', { schema: { body: SendBodySchema } }, async (req, reply) => {
-    const task = send(3, req.body);
-    return reply.status(202).send({ task: toWireTask(task) });
+  app.post('/tasks/send', { schema: { body: SendBodySchema, headers: SendHeadersSchema } }, async (req, reply) => {
+    const { task, replayed } = send(3, req.body, req.headers['idempotency-key']);
+    return reply.status(replayed ? 200 : 202).send({ task: toWireTask(task) });
   });
 
-  app.post('/tasks/send-priority', { schema: { body: SendBodySchema, querystring: PriorityQuerySchema } }, async (req, reply) => {
-    const task = send(req.query.priority ?? 3, req.body);
-    return reply.status(202).send({ task: toWireTask(task) });
+  app.post('/tasks/send-priority', { schema: { body: SendBodySchema, querystring: PriorityQuerySchema, headers: SendHeadersSchema } }, async (req, reply) => {
+    const { task, replayed } = send(req.query.priority ?? 3, req.body, req.headers['idempotency-key']);
+    return reply.status(replayed ? 200 : 202).send({ task: toWireTask(task) });
   });
 
   /** A task that awaits an answer (`in_reply_to` it), working at once, never typed into the CLI. */

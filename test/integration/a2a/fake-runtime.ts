@@ -70,6 +70,7 @@ export function fakeRuntime(opts: { port: number; thinkMs?: number }): FakeRunti
     );
   };
 
+  const keys = new Map<string, string>();
   const api: FakeRuntime['api'] = {
     entry: () => ({
       agent_id: `synapse-echo-${port}`,
@@ -114,6 +115,18 @@ export function fakeRuntime(opts: { port: number; thinkMs?: number }): FakeRunti
       const t = tasks.create(input);
       work(t.id, messageText(t.message));
       return tasks.get(t.id);
+    },
+    // Idempotency keys in memory (the real runtime keeps them in its database for 24 h).
+    submitOnce: (input, key) => {
+      const prior = keys.get(key);
+      if (prior) return { task: tasks.get(prior), replayed: true };
+      const task = api.submit(input);
+      keys.set(key, task.id);
+      return { task, replayed: false };
+    },
+    idempotentTask: (key) => {
+      const prior = keys.get(key);
+      return prior ? tasks.get(prior) : null;
     },
     getTask: (id) => tasks.get(id),
     listTasks: (o) => store.list(o),

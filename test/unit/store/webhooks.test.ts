@@ -134,14 +134,14 @@ describe('webhook store', () => {
       expect(reopened.list()).toEqual([webhook]);
       expect(reopened.targets('task.canceled')[0]?.secret).toBe('k');
       expect(reopened.deliveries({ webhook_id: webhook.id })).toHaveLength(1);
-      expect(tasks.db.pragma('user_version', { simple: true })).toBe(3);
+      expect(tasks.db.pragma('user_version', { simple: true })).toBe(4);
       expect(tasks.list()).toEqual([]);
     } finally {
       tasks.close();
     }
   });
 
-  it('migrations 2 and 3 upgrade an existing v1 agent database and keep its tasks', () => {
+  it('migrations 2 to 4 upgrade an existing v1 agent database and keep its tasks', () => {
     const old = path.join(dir, 'v1.db');
     const v1 = openDatabase(
       old,
@@ -152,8 +152,9 @@ describe('webhook store', () => {
     v1.close();
     const upgraded = openDatabase(old, AGENT_DB_MIGRATIONS);
     try {
-      expect(upgraded.pragma('user_version', { simple: true })).toBe(3);
+      expect(upgraded.pragma('user_version', { simple: true })).toBe(4);
       expect((upgraded.prepare('SELECT COUNT(*) AS n FROM tasks').get() as { n: number }).n).toBe(1);
+      expect((upgraded.prepare('SELECT COUNT(*) AS n FROM idempotency_keys').get() as { n: number }).n).toBe(0);
       expect(new WebhookStore(upgraded).list()).toEqual([]);
       expect(new WebhookStore(upgraded).pendingDeliveries()).toEqual([]);
     } finally {
