@@ -134,7 +134,7 @@ export const ENV_VARS = {
     kind: 'flag',
     default: false,
     strict: true,
-    description: 'Set to 1 (environment or user settings only): run the hooks of project and local settings files.',
+    description: 'Set to 1 (environment or user settings only): trust the env and hooks of every project without asking (see `synapse trust`).',
   },
   SYNAPSE_SCREEN_TRACE: { kind: 'text', defaultText: '(off)', description: 'A file to append every screen reading and delivery step to (diagnosis).' },
   SYNAPSE_AGENT_ID: {

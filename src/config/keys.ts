@@ -65,13 +65,13 @@ export const SETTING_KEYS: readonly SettingKey[] = [
     key: 'hooks.on_idle',
     type: 'string (a shell command)',
     default: '',
-    description: 'Run when the agent turns idle; a non-zero exit keeps it from being reported READY. Project/local: only if trusted.',
+    description: 'Run when the agent turns idle; a non-zero exit keeps it from being reported READY. Project/local: only once trusted (synapse trust).',
   },
   {
     key: 'hooks.on_task_completed',
     type: 'string (a shell command)',
     default: '',
-    description: 'Run before a task completes; a non-zero exit fails the task with the output. Project/local: only if trusted.',
+    description: 'Run before a task completes; a non-zero exit fails the task with the output. Project/local: only once trusted (synapse trust).',
   },
 ];
 

@@ -270,6 +270,11 @@ class Agent {
     const exposed = exposureWarning(f.host, env);
     if (exposed) log(exposed);
     if (f.droppedArgs.length) log(`passed once: ${f.droppedArgs.join(' ')} (the ${profile.id} profile passes it, and so do the CLI args)`);
+    const withheld = this.opts.extras?.settings_withheld;
+    if (Array.isArray(withheld) && withheld.length > 0)
+      this.logger.warn(
+        `NOT APPLIED: ${withheld.join(', ')} of the project's settings (not trusted); \`synapse trust\` in ${this.opts.cwd} applies them to agents started afterwards`,
+      );
   }
 
   private buildDelivery(): DeliveryLoop {

@@ -258,6 +258,14 @@ function historyTrouble(live: Record<string, unknown> | null): string[] {
   return [`  history      NOT RECORDING: ${error}; ${Number(h.backlog)} waiting in memory${Number(h.dropped) > 0 ? `, ${Number(h.dropped)} dropped` : ''}`];
 }
 
+/** The project's env and hooks the agent started without (not trusted), said loudly. */
+function withheldLine(entry: RegistryEntry): string[] {
+  const withheld = (entry as RegistryEntry & { settings_withheld?: unknown }).settings_withheld;
+  if (!Array.isArray(withheld) || withheld.length === 0) return [];
+  const keys = withheld.map((k) => String(k).replace(/\p{Cc}/gu, ' ')).join(', ');
+  return [`  settings     NOT APPLIED (project settings not trusted): ${preview(keys, 160)}; \`synapse trust\`, then restart it`];
+}
+
 interface RecentTask {
   task_id: string;
   status: string;
@@ -312,6 +320,7 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
     `  queued       ${typeof live?.queued === 'number' ? String(live.queued) : '-'}`,
     `  accepting    ${accepting(live, why)}`,
     ...historyTrouble(live),
+    ...withheldLine(entry),
     `  since        ${entry.registered_at}`,
     `  log          ${entry.log_file ?? '-'}`,
     `  locks        ${locks.length ? locks.map((l) => `${l.path}${l.intent ? ` (${l.intent})` : ''}`).join(', ') : '-'}`,

@@ -10,8 +10,10 @@ import { DETACHED_AGENT, detachedArgs, type DetachedAgent } from '../detached.js
 import { cliVersion } from '../installed-cli.js';
 import type { CommandIo } from '../io.js';
 import { ExitRequest } from '../exit.js';
+import { settleProjectTrust } from '../project-trust.js';
 import { instructionParts } from '../../config/instructions.js';
 import { loadSettings, type Settings } from '../../config/settings.js';
+import { projectTrustCheck } from '../../registry/project-trust.js';
 import { renderTable } from '../table.js';
 
 /** The options of `synapse <profile>` / `synapse run` and `synapse start`, as commander gives them. */
@@ -42,8 +44,10 @@ export interface RunExtras {
   extras?: Record<string, unknown>;
   /** Told once the agent is registered (its id), before the CLI's exit is awaited. */
   onStarted?: (agentId: string) => void | Promise<void>;
-  /** Started by `synapse spawn`: no save prompt on exit. */
+  /** Started by `synapse spawn`: no save prompt on exit, and no trust question (the spawner asked). */
   spawned?: boolean;
+  /** The project's settings were settled already (`team start` asked before its members started). */
+  trustSettled?: boolean;
 }
 
 /** A worktree made for an agent: where it lives and its branch (the registry entry's `worktree`). */
@@ -117,12 +121,14 @@ export async function runForeground(profileName: string, cliArgs: string[], give
   checkInstalled(profile.command, callerIo.env);
   const worktree = await worktreeFor(flags, profile.id, callerIo);
   // In a worktree, the agent (its settings, instructions, CLI) lives there, not where it was asked for.
-  const io = worktree ? { ...callerIo, cwd: worktree.cwd } : callerIo;
-  const headless = flags.headless === true || !io.isTerminal('stdin') || !io.isTerminal('stdout');
+  const placed = worktree ? { ...callerIo, cwd: worktree.cwd } : callerIo;
+  const headless = flags.headless === true || !placed.isTerminal('stdin') || !placed.isTerminal('stdout');
+  // The project's env and hooks: applied once trusted; asked about here only by a person starting it.
+  const { io, withheld } = await settleProjectTrust(placed, !headless && !more.spawned && !more.trustSettled);
   // A setting that does not parse stops here, before a port is bound or the CLI spawned.
   (await import('../../runtime/agent-settings.js')).agentSettings(io.env);
   await warnIfExposed(flags.host, io);
-  const settings = loadSettings(io.cwd, io.env);
+  const settings = loadSettings(io.cwd, io.baseEnv ?? io.env, projectTrustCheck(io.baseEnv ?? io.env));
   // On a terminal: the name/role questions, unless --no-setup, --name or --role.
   const who =
     !headless && flags.setup !== false && flags.name === undefined && role === undefined
@@ -133,6 +139,7 @@ export async function runForeground(profileName: string, cliArgs: string[], give
   const conversation = withConversationId(profile.id, cliArgsFor(profile, cliArgs, flags.autoApprove));
   const extras: Record<string, unknown> = {
     ...more.extras,
+    ...(withheld.length ? { settings_withheld: withheld } : {}),
     ...(skillSet ? { skill_set: skillSet } : {}),
     ...(worktree ? { worktree: worktree.place } : {}),
     ...(conversation.sessionId ? { session_id: conversation.sessionId } : {}),
@@ -218,12 +225,14 @@ async function withSavedAgent(profile: string, flags: RunFlags, io: CommandIo): 
 }
 
 /** `synapse start`: validates here (so errors reach this terminal), then detaches. */
-export async function startBackground(profileName: string, cliArgs: string[], given: RunFlags, io: CommandIo): Promise<void> {
+export async function startBackground(profileName: string, cliArgs: string[], given: RunFlags, callerIo: CommandIo): Promise<void> {
   const profile = getProfile(profileName);
-  const { flags, skillSet } = await withSavedAgent(profile.id, given, io);
-  const role = readRole(flags.role, io);
-  checkInstalled(profile.command, io.env);
+  const { flags, skillSet } = await withSavedAgent(profile.id, given, callerIo);
+  const role = readRole(flags.role, callerIo);
+  checkInstalled(profile.command, callerIo.env);
   if (flags.autoApprove) cliArgsFor(profile, [], true);
+  // A person starting it from a terminal answers the trust question here; the agent itself cannot ask.
+  const { io } = await settleProjectTrust(callerIo, callerIo.isTerminal('stdin') && callerIo.isTerminal('stderr'));
   (await import('../../runtime/agent-settings.js')).agentSettings(io.env);
   const worktree = await worktreeFor(flags, profile.id, io);
   await warnIfExposed(flags.host, io);

@@ -8,6 +8,7 @@ import { startTeam, type TeamStartOptions } from '../../team/team-start.js';
 import { detachedArgs, PANE_AGENT } from '../detached.js';
 import { ExitRequest } from '../exit.js';
 import { printJson, println, type CommandIo } from '../io.js';
+import { settleProjectTrust } from '../project-trust.js';
 import { applySkillSet } from './skill-set-apply.js';
 
 /** How this process spawns: `synapse start`'s launcher, `synapse __pane <file>` in a pane, `skills apply`. */
@@ -27,6 +28,9 @@ export async function spawnDeps(io: CommandIo): Promise<SpawnDeps> {
     applySkillSet: (agentId, set) => applySkillSet(agentId, set, io),
   };
 }
+
+/** A person can answer a question here: stdin and stderr are terminals. */
+const askable = (io: CommandIo) => io.isTerminal('stdin') && io.isTerminal('stderr');
 
 function spawnedLine(s: Spawned): string {
   const where = s.pane ? `${s.terminal} pane ${s.pane.id}` : 'the background';
@@ -53,7 +57,9 @@ function terminalOf(value: string | undefined): SpawnRequest['terminal'] {
 }
 
 /** `synapse spawn <profile|saved-agent>`: one agent in a new pane (or the background), ready when this returns. */
-export async function spawnCommand(target: string, cliArgs: string[], flags: SpawnFlags, io: CommandIo): Promise<void> {
+export async function spawnCommand(target: string, cliArgs: string[], flags: SpawnFlags, callerIo: CommandIo): Promise<void> {
+  // The project's env and hooks: asked about here when a person runs it on a terminal (the agent cannot ask).
+  const { io } = await settleProjectTrust(callerIo, askable(callerIo));
   const spawned = await spawnAgent(
     {
       target,
@@ -77,8 +83,9 @@ export async function teamStartCommand(
   specs: string[],
   cliArgs: string[],
   flags: { allNew?: boolean; worktree?: string | true; terminal?: string; json?: boolean },
-  io: CommandIo,
+  callerIo: CommandIo,
 ): Promise<void> {
+  const { io } = await settleProjectTrust(callerIo, askable(callerIo));
   const opts: TeamStartOptions = { allNew: flags.allNew === true, worktree: flags.worktree, terminal: terminalOf(flags.terminal), cliArgs };
   const outcome = await startTeam(specs, opts, await spawnDeps(io));
   if (flags.json) printJson(io, { started: outcome.started, failed: outcome.failed, takeover: outcome.takeover?.target ?? null });
@@ -93,7 +100,7 @@ export async function teamStartCommand(
     if (!flags.json) println(io, `handing this terminal to ${t.name ?? t.target}`);
     const { runForeground } = await import('./run-agent.js');
     const profileOrSaved = await takeoverFlags(t, io);
-    const code = await runForeground(profileOrSaved.profile, t.cliArgs ?? [], profileOrSaved.flags, io);
+    const code = await runForeground(profileOrSaved.profile, t.cliArgs ?? [], profileOrSaved.flags, io, { trustSettled: true });
     throw new ExitRequest(outcome.failed.length ? Math.max(code, 1) : code);
   }
   if (outcome.failed.length) throw new ExitRequest(1);
