@@ -271,6 +271,23 @@ export const ENV_VARS = {
     default: true,
     description: 'On exit of an interactive named agent, ask "Save this agent definition for reuse? [y/N]" (false: never ask).',
   },
+  // issue 21 §6: helpers end by themselves (leases) and a depth guard on spawning.
+  SYNAPSE_MAX_SPAWN_DEPTH: {
+    kind: 'number',
+    default: 2,
+    integer: true,
+    min: 0,
+    unit: 'levels',
+    description:
+      'How deep agents may spawn agents: one started by a person is depth 0, one it spawns depth 1 …; `synapse spawn` (and POST /spawn, /team/start) refuses to start one deeper than this.',
+  },
+  SYNAPSE_SPAWN_DEPTH: {
+    kind: 'number',
+    integer: true,
+    min: 0,
+    setBySynapse: true,
+    description: 'The depth of an agent spawned by an agent (its registry entry says `spawn_depth` too); set for it and its CLI.',
+  },
   // issue 16, sessions
   SYNAPSE_RESUME_TIMEOUT: {
     kind: 'number',

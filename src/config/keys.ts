@@ -14,6 +14,9 @@ export type Flow = (typeof FLOWS)[number];
 export type ListColumn = (typeof LIST_COLUMNS)[number];
 export type HookEvent = 'on_idle' | 'on_task_completed';
 
+/** A duration as `synapse spawn --keep-idle` takes it: `600` (seconds), `90s`, `10m`, `1h30m`; `0` = none. */
+export const DURATION_PATTERN = '^(\\d+(\\.\\d+)?|(\\d+(\\.\\d+)?(ms|s|m|h|d|w))+)$';
+
 /** A key of the settings files other than an `env.SYNAPSE_*` one. */
 export interface SettingKey {
   key: string;
@@ -60,6 +63,18 @@ export const SETTING_KEYS: readonly SettingKey[] = [
     type: 'string (a .md file in .synapse/, or the text itself)',
     default: '(instructions.default; gemini: gemini.md)',
     description: 'The start-up instruction of one profile (claude, codex, gemini, opencode, copilot, echo) instead of the default.',
+  },
+  {
+    key: 'spawn.keepIdle',
+    type: 'string (a duration: 600, 90s, 10m, 1h30m; 0 = none)',
+    default: '(none)',
+    description: 'The lease of an agent `synapse spawn` (or POST /spawn) starts: it ends by itself after this long READY with no task (`--keep-idle` wins).',
+  },
+  {
+    key: 'spawn.keepTurns',
+    type: 'integer (0 = none)',
+    default: '(none)',
+    description: 'The lease of an agent `synapse spawn` (or POST /spawn) starts: it ends by itself after this many answered tasks (`--keep-turns` wins).',
   },
   {
     key: 'hooks.on_idle',

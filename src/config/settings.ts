@@ -26,6 +26,8 @@ export interface Settings {
   /** `default` and per-profile instructions (a .md file name or the text). */
   instructions: Record<string, string>;
   hooks: Partial<Record<HookEvent, Hook>>;
+  /** The lease of a spawned agent (`synapse spawn`): null = none. */
+  spawn: { keepIdle: string | null; keepTurns: number | null };
 }
 
 /** The `env` and `hooks` of one project-side file (project or local scope): what needs the user's trust. */
@@ -76,6 +78,7 @@ const DEFAULTS: Settings = {
   list: { columns: [...LIST_COLUMNS] },
   instructions: { default: 'default.md', gemini: 'gemini.md' },
   hooks: {},
+  spawn: { keepIdle: null, keepTurns: null },
 };
 
 function fromVariable<T extends string>(env: Env, name: string, allowed: readonly T[]): T | undefined {
@@ -181,6 +184,8 @@ function apply(
   if (data.approvalMode) set('approvalMode', (settings.approvalMode = data.approvalMode), origin);
   if (data.a2a?.flow) set('a2a.flow', (settings.a2a.flow = data.a2a.flow), origin);
   if (data.list?.columns) set('list.columns', (settings.list.columns = [...data.list.columns]), origin);
+  if (data.spawn?.keepIdle !== undefined) set('spawn.keepIdle', (settings.spawn.keepIdle = data.spawn.keepIdle), origin);
+  if (data.spawn?.keepTurns !== undefined) set('spawn.keepTurns', (settings.spawn.keepTurns = data.spawn.keepTurns), origin);
   for (const [profile, value] of Object.entries(data.instructions ?? {})) set(`instructions.${profile}`, (settings.instructions[profile] = value), origin);
   for (const [event, command] of Object.entries(data.hooks ?? {}) as [HookEvent, string][]) {
     if (command.trim() === '') delete settings.hooks[event];

@@ -23,7 +23,7 @@ export function checkKey(key: string): void {
   if (!settingKey(key) || key === 'instructions.<profile>' || key.split('.').some((p) => p === ''))
     throw new SynapseError(
       'usage',
-      `"${key}" is not a setting: use approvalMode, a2a.flow, list.columns, instructions.<default|profile>, hooks.on_idle, hooks.on_task_completed or env.SYNAPSE_*`,
+      `"${key}" is not a setting: use approvalMode, a2a.flow, list.columns, instructions.<default|profile>, spawn.keepIdle, spawn.keepTurns, hooks.on_idle, hooks.on_task_completed or env.SYNAPSE_*`,
     );
 }
 
@@ -90,6 +90,8 @@ function parseValue(key: string, raw: string): unknown {
     const list: unknown = raw.trim().startsWith('[') ? JSON.parse(raw) : raw.split(',').map((c) => c.trim().toUpperCase());
     return list;
   }
+  // A whole number stays a number (the file's schema checks it); anything else is kept to be refused by it.
+  if (key === 'spawn.keepTurns' && /^\d+$/.test(raw.trim())) return Number(raw.trim());
   return raw;
 }
 

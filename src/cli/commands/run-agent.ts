@@ -15,6 +15,7 @@ import { instructionParts } from '../../config/instructions.js';
 import { loadSettings, type Settings } from '../../config/settings.js';
 import { projectTrustCheck } from '../../registry/project-trust.js';
 import { renderTable } from '../table.js';
+import { leaseRecord, type LeaseRecord, type LeaseTerms } from '../../runtime/lease.js';
 
 /** The options of `synapse <profile>` / `synapse run` and `synapse start`, as commander gives them. */
 export interface RunFlags {
@@ -36,6 +37,10 @@ export interface RunFlags {
   agent?: string | undefined;
   /** `--delegate-mode`: a manager that coordinates and does not edit (registry entry `delegate_mode: true`). */
   delegateMode?: boolean | undefined;
+  /** A spawned helper's lease (`synapse spawn --keep-idle`): ends after this long READY with no task. */
+  keepIdleMs?: number | undefined;
+  /** A spawned helper's lease (`synapse spawn --keep-turns`): ends after this many answered tasks. */
+  keepTurns?: number | undefined;
 }
 
 /** What a spawned agent's runner adds to `synapse <profile>` (pane-agent.ts, team-cli.ts). */
@@ -145,6 +150,8 @@ export async function runForeground(profileName: string, cliArgs: string[], give
     ...(conversation.sessionId ? { session_id: conversation.sessionId } : {}),
     ...(flags.delegateMode ? { delegate_mode: true } : {}),
   };
+  const lease = leaseOf(flags);
+  if (lease) extras.lease = lease.record;
   const startedAt = Date.now();
   const agent = await startAgent({
     profile,
@@ -159,6 +166,7 @@ export async function runForeground(profileName: string, cliArgs: string[], give
     ...(flags.port !== undefined ? { port: flags.port } : {}),
     ...(flags.host ? { host: flags.host } : {}),
     ...(Object.keys(extras).length > 0 || findsConversationLater(profile.id) ? { extras } : {}),
+    ...(lease ? { lease } : {}),
   });
   if (!conversation.sessionId && findsConversationLater(profile.id))
     followConversationId(profile.id, extras, { cwd: io.cwd, sinceMs: startedAt - 2000, env: io.env });
@@ -179,6 +187,15 @@ export async function runForeground(profileName: string, cliArgs: string[], give
   if (exit && !exit.duringStartup && !headless && !more.spawned && who.name)
     await (await import('./save-agent-prompt.js')).offerToSave({ profile: profile.id, name: who.name, role: who.role, skillSet, port: flags.port }, io);
   return code;
+}
+
+/** The lease the spawner gave (`keepIdleMs`, `keepTurns`), with the registry entry's view of it; null without one. */
+function leaseOf(flags: RunFlags): { terms: LeaseTerms; record: LeaseRecord } | null {
+  const terms: LeaseTerms = {
+    ...(flags.keepIdleMs !== undefined ? { idleMs: flags.keepIdleMs } : {}),
+    ...(flags.keepTurns !== undefined ? { turns: flags.keepTurns } : {}),
+  };
+  return terms.idleMs === undefined && terms.turns === undefined ? null : { terms, record: leaseRecord(terms) };
 }
 
 /**
@@ -231,6 +248,8 @@ export async function startBackground(profileName: string, cliArgs: string[], gi
   const role = readRole(flags.role, callerIo);
   checkInstalled(profile.command, callerIo.env);
   if (flags.autoApprove) cliArgsFor(profile, [], true);
+  // Started from inside an agent (its CLI runs `synapse start`): one level deeper, within the depth guard.
+  const depth = callerIo.env.SYNAPSE_AGENT_ID || callerIo.env.SYNAPSE_SPAWN_DEPTH ? await spawnDepthMarks(callerIo) : null;
   // A person starting it from a terminal answers the trust question here; the agent itself cannot ask.
   const { io } = await settleProjectTrust(callerIo, callerIo.isTerminal('stdin') && callerIo.isTerminal('stderr'));
   (await import('../../runtime/agent-settings.js')).agentSettings(io.env);
@@ -249,13 +268,20 @@ export async function startBackground(profileName: string, cliArgs: string[], gi
       worktree: worktree?.place,
       ...(flags.delegateMode ? { delegateMode: true } : {}),
     },
-    ...(skillSet ? { extras: { skill_set: skillSet } } : {}),
+    ...(skillSet || depth ? { extras: { ...depth?.extras, ...(skillSet ? { skill_set: skillSet } : {}) } } : {}),
   };
-  const { entry, logFile, stillStarting } = await launchBackground({ synapseArgs: detachedArgs(agent), env: io.env, cwd: worktree?.cwd ?? io.cwd });
+  const env = depth ? { ...io.env, ...depth.env } : io.env;
+  const { entry, logFile, stillStarting } = await launchBackground({ synapseArgs: detachedArgs(agent), env, cwd: worktree?.cwd ?? io.cwd });
   if (stillStarting) io.err(`${entry.agent_id}: ${profile.id} has not shown its prompt yet; \`synapse logs ${entry.agent_id} --screen\` shows what it shows\n`);
   if (flags.json) io.out(`${JSON.stringify(entry, null, 2)}\n`);
   else io.out(`started ${entry.agent_id}${entry.name ? ` (${entry.name})` : ''} on ${entry.endpoint}, pid ${entry.pid}\nlog: ${logFile}\n`);
   if (skillSet) await (await import('./skill-set-apply.js')).applySkillSetQuietly(entry.agent_id, skillSet, io, null);
+}
+
+/** The depth guard for `synapse start` run by an agent (team/spawn-depth.ts, loaded only then). */
+async function spawnDepthMarks(io: CommandIo): Promise<{ env: Record<string, string>; extras: Record<string, unknown> }> {
+  const { depthMarks, nextSpawnDepth } = await import('../../team/spawn-depth.js');
+  return depthMarks(nextSpawnDepth(io.env));
 }
 
 function parseDetached(json: string): DetachedAgent {

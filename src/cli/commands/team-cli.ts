@@ -5,6 +5,8 @@ import { paneOfEntry } from '../../team/panes.js';
 import { spawnAgent, spawningParent, type SpawnDeps, type Spawned } from '../../team/spawn.js';
 import type { SpawnRequest } from '../../team/spawn-request.js';
 import { startTeam, type TeamStartOptions } from '../../team/team-start.js';
+import { leaseTerms } from '../../team/lease.js';
+import { loadSettings } from '../../config/settings.js';
 import { detachedArgs, PANE_AGENT } from '../detached.js';
 import { ExitRequest } from '../exit.js';
 import { printJson, println, type CommandIo } from '../io.js';
@@ -45,6 +47,10 @@ export interface SpawnFlags {
   worktree?: string | true;
   terminal?: string;
   autoApprove?: boolean;
+  /** `--keep-idle <duration>`: the helper ends after this long READY with no task. */
+  keepIdle?: string;
+  /** `--keep-turns <n>`: the helper ends after n answered tasks. */
+  keepTurns?: string;
   json?: boolean;
 }
 
@@ -71,6 +77,7 @@ export async function spawnCommand(target: string, cliArgs: string[], flags: Spa
       terminal: terminalOf(flags.terminal),
       cliArgs,
       autoApprove: flags.autoApprove,
+      lease: leaseTerms({ keepIdle: flags.keepIdle, keepTurns: flags.keepTurns }, loadSettings(io.cwd, io.env).spawn),
     },
     await spawnDeps(io),
   );
@@ -160,6 +167,8 @@ interface TeamOpBody {
     terminal?: SpawnRequest['terminal'];
     cli_args?: string[];
     auto_approve?: boolean;
+    keep_idle?: string | number;
+    keep_turns?: number;
   };
 }
 
@@ -177,7 +186,16 @@ export async function runTeamOpEntry(io: CommandIo): Promise<void> {
     const result =
       op === 'spawn'
         ? await spawnAgent(
-            { target: r.profile ?? '', name: r.name, role: r.role, skillSet: r.skill_set, port: r.port, autoApprove: r.auto_approve, ...common },
+            {
+              target: r.profile ?? '',
+              name: r.name,
+              role: r.role,
+              skillSet: r.skill_set,
+              port: r.port,
+              autoApprove: r.auto_approve,
+              lease: leaseTerms({ keepIdle: r.keep_idle, keepTurns: r.keep_turns }, loadSettings(io.cwd, io.env).spawn),
+              ...common,
+            },
             deps,
           )
         : await startTeam(r.agents ?? [], { allNew: true, ...common }, deps).then(({ started, failed }) => ({ started, failed }));

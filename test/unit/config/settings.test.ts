@@ -133,6 +133,15 @@ describe('schema errors name the file, the key and the expected type', () => {
     expect(() => loadSettings(project, env())).toThrow(`settings file ${file}: a2a.flow must be "auto" | "roundtrip" | "oneway"`);
   });
 
+  it('a spawn lease that is not a duration or not a whole number', () => {
+    const file = write(projectFile(), { spawn: { keepIdle: 'soon' } });
+    expect(() => loadSettings(project, env())).toThrow(`settings file ${file}: spawn.keepIdle must be string (a duration: 600, 90s, 10m, 1h30m; 0 = none)`);
+    write(projectFile(), { spawn: { keepTurns: -2 } });
+    expect(() => loadSettings(project, env())).toThrow('spawn.keepTurns must be integer (0 = none)');
+    write(projectFile(), { spawn: { keepIdle: '1h30m', keepTurns: 3 } });
+    expect(loadSettings(project, env()).spawn).toEqual({ keepIdle: '1h30m', keepTurns: 3 });
+  });
+
   it('a list column that does not exist', () => {
     const file = write(localFile(), { list: { columns: ['ID', 'COLOUR'] } });
     expect(() => loadSettings(project, env())).toThrow(`settings file ${file}: list.columns must be array of "ID"`);
