@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import { SynapseError } from '../errors.js';
+import { requireCjs } from '../require-cjs.js';
 import { ENV_VARS, envVarSpec } from './env-vars.js';
 import type { Env } from './paths.js';
 import { APPROVAL_MODES, FLOWS, LIST_COLUMNS, type ApprovalMode, type Flow, type HookEvent, type ListColumn } from './keys.js';
@@ -111,6 +112,8 @@ function trustSubject(cwd: string, files: { scope: Scope; file: string; data: Se
   if (parts.length === 0) return null;
   const canonical = JSON.stringify(parts.map(({ scope, env, hooks }) => ({ scope, env, hooks })));
   const keys = parts.flatMap((p) => [...Object.keys(p.env).map((k) => `env.${k}`), ...Object.keys(p.hooks).map((k) => `hooks.${k}`)]);
+  // node:crypto only when a project has something to trust: every command reads the settings.
+  const { createHash } = requireCjs('node:crypto') as typeof Crypto;
   return { cwd, hash: createHash('sha256').update(canonical).digest('hex'), parts, keys: [...new Set(keys)] };
 }
 
