@@ -12,6 +12,7 @@ const LAYERS = [
   ['team', '^src/team/'], // spawn, team start, panes, saved agents, worktrees, workflows (the CLI runs them; agents through `synapse __team`)
   ['server', '^src/server/'],
   ['runtime', '^src/runtime/'],
+  ['monitor', '^src/monitor/'], // the live `synapse list` (Ink): reads the registry, the store and agents' /events
   ['entry points', '^src/(cli|demo)/'],
 ];
 

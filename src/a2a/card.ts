@@ -54,6 +54,9 @@ export function buildAgentCard({ self, displayName, description, peers, secured 
         status: self.status,
         pty_wrapped: true,
         priority_interrupt: true,
+        // The original's: the agent is addressed as @id, @type or @name (`synapse shell`, and agents' own routing).
+        at_agent_syntax: true,
+        addressable_as: [`@${self.agent_id}`, `@${self.agent_type}`, ...(self.name ? [`@${self.name}`] : [])],
       },
       'x-synapse-context': {
         identity: `You are ${label} (${self.agent_id}), a ${displayName} agent in a Synapse team${self.role ? `, role: ${self.role}` : ''}. Messages from peers arrive as "A2A: [From: NAME (ID)] ..." lines.`,

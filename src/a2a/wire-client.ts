@@ -80,7 +80,16 @@ function artifactText(a: WireArtifact): string {
   return a.data === undefined || a.data === null ? '' : JSON.stringify(a.data);
 }
 
-/** The answer a task carries: the text of its artifacts, one per line. */
+/** What an agent derived from its answer (code blocks, files): not shown again as answer text. */
+export function derivedWireArtifact(a: { data?: unknown }): boolean {
+  const meta = record(record(a.data)?.metadata);
+  return meta?.derived === true;
+}
+
+/** The answer a task carries: the text of its artifacts, one per line (not what was derived from it). */
 export function peerTaskText(task: PeerTask): string {
-  return task.artifacts.map(artifactText).join('\n');
+  return task.artifacts
+    .filter((a) => !derivedWireArtifact(a))
+    .map(artifactText)
+    .join('\n');
 }

@@ -48,6 +48,8 @@ export interface ForwardResult {
 
 interface AgentStatusInfo {
   status: AgentStatus;
+  /** Why `status` is not what the screen alone says, e.g. `holds 2 file locks` (the compound status); else null. */
+  status_reason: string | null;
   current_task: string | null;
   queued: number;
   ready_for_messages: boolean;

@@ -17,6 +17,8 @@ export interface Artifact {
   artifact_id: string;
   name: string;
   parts: Part[];
+  /** E.g. a code block's `{language, derived_from: "response"}` (output-parse.ts). */
+  metadata?: Record<string, unknown>;
 }
 
 export type ReceiptState = 'queued' | 'delivered' | 'delivery_unconfirmed' | 'answered' | 'failed' | 'canceled';

@@ -1,3 +1,4 @@
+import { isDerived } from './output-parse.js';
 import type { ReplyEntry } from '../registry/reply-stack.js';
 import type { Artifact, Message, Receipt, Task, TaskError, TaskState } from './task.js';
 
@@ -67,11 +68,26 @@ export function wireReadiness(status: string): WireReadiness {
   return { lifecycle: 'RUNNING', ready: false, readiness_reason: 'agent_running' };
 }
 
-/** One wire artifact per part: text as a string, a file as its `{name, mimeType, bytes|uri}`, data as itself. */
+/**
+ * One wire artifact per part: text as a string, a file as its `{name, mimeType, bytes|uri}`, data
+ * as itself. What output parsing derived from the answer takes the original's segment shapes:
+ * `{type: "code", data: {content, metadata: {language}}}` and one `{type: "file", data: {content:
+ * path, metadata: {action}}}` per file, marked `derived: true` so a reader shows the answer once.
+ */
 export function wireArtifacts(artifacts: readonly Artifact[]): WireArtifact[] {
-  return artifacts.flatMap((a) =>
-    a.parts.map((p): WireArtifact => (p.type === 'text' ? { type: 'text', data: p.text } : p.type === 'file' ? { type: 'file', data: p.file } : p)),
-  );
+  return artifacts.flatMap((a): WireArtifact[] => {
+    if (isDerived(a)) return derivedWire(a);
+    return a.parts.map((p): WireArtifact => (p.type === 'text' ? { type: 'text', data: p.text } : p.type === 'file' ? { type: 'file', data: p.file } : p));
+  });
+}
+
+function derivedWire(a: Artifact): WireArtifact[] {
+  if (a.name === 'code') {
+    const code = a.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+    return [{ type: 'code', data: { content: code, metadata: { language: a.metadata?.language ?? 'text', derived: true } } }];
+  }
+  const files = a.parts.flatMap((p) => (p.type === 'data' && Array.isArray(p.data.files) ? (p.data.files as Array<{ path: string; action: string }>) : []));
+  return files.map((f) => ({ type: 'file', data: { content: f.path, metadata: { action: f.action, derived: true } } }));
 }
 
 /** The task's error; a failed task stored before errors had codes gets `TASK_FAILED`. */

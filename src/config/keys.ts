@@ -7,11 +7,28 @@
 
 export const APPROVAL_MODES = ['required', 'auto'] as const;
 export const FLOWS = ['auto', 'roundtrip', 'oneway'] as const;
-export const LIST_COLUMNS = ['ID', 'NAME', 'TYPE', 'ROLE', 'STATUS', 'CURRENT', 'PORT', 'EDITING_FILE', 'WORKING_DIR'] as const;
+/** Every column `synapse list` can show (settings `list.columns` picks and orders them). */
+export const LIST_COLUMNS = ['ID', 'NAME', 'TYPE', 'ROLE', 'STATUS', 'CURRENT', 'PORT', 'TRANSPORT', 'EDITING_FILE', 'WORKING_DIR', 'SKILL_SET'] as const;
 
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 export type Flow = (typeof FLOWS)[number];
 export type ListColumn = (typeof LIST_COLUMNS)[number];
+
+/** The printed table's columns while `list.columns` is not set (the table as it always was). */
+export const TABLE_COLUMNS: readonly ListColumn[] = ['ID', 'NAME', 'TYPE', 'ROLE', 'STATUS', 'CURRENT', 'PORT', 'EDITING_FILE', 'WORKING_DIR'];
+/** The live monitor's columns while `list.columns` is not set. */
+export const MONITOR_COLUMNS: readonly ListColumn[] = [
+  'ID',
+  'NAME',
+  'TYPE',
+  'ROLE',
+  'STATUS',
+  'CURRENT',
+  'TRANSPORT',
+  'WORKING_DIR',
+  'SKILL_SET',
+  'EDITING_FILE',
+];
 export type HookEvent = 'on_idle' | 'on_task_completed';
 
 /** A duration as `synapse spawn --keep-idle` takes it: `600` (seconds), `90s`, `10m`, `1h30m`; `0` = none. */
@@ -48,9 +65,11 @@ export const SETTING_KEYS: readonly SettingKey[] = [
   {
     key: 'list.columns',
     type: `array of ${quoted(LIST_COLUMNS)}`,
-    default: [...LIST_COLUMNS],
+    default: [...TABLE_COLUMNS],
     env: 'SYNAPSE_LIST_COLUMNS',
-    description: 'The columns of `synapse list`, in order (the variable: comma-separated).',
+    description:
+      'The columns of `synapse list`, in order (the variable: comma-separated): the printed table and the live monitor alike. ' +
+      `Unset, the table shows the default and the monitor ${MONITOR_COLUMNS.join(', ')}.`,
   },
   {
     key: 'instructions.default',
@@ -77,6 +96,13 @@ export const SETTING_KEYS: readonly SettingKey[] = [
     description: 'The lease of an agent `synapse spawn` (or POST /spawn) starts: it ends by itself after this many answered tasks (`--keep-turns` wins).',
   },
   {
+    key: 'resume_flags.<profile>',
+    type: 'array of strings (CLI flags)',
+    default: "(the profile's: claude --continue --resume -c -r; codex resume; gemini --resume -r; …)",
+    description:
+      "The arguments that mean the CLI resumes a conversation, so the start-up instruction is skipped; `--flag=value` counts too. The original's key; `resumeFlags` is accepted as well.",
+  },
+  {
     key: 'hooks.on_idle',
     type: 'string (a shell command)',
     default: '',
@@ -92,5 +118,6 @@ export const SETTING_KEYS: readonly SettingKey[] = [
 
 export function settingKey(key: string): SettingKey | undefined {
   if (key.startsWith('instructions.') && key !== 'instructions.default') return SETTING_KEYS.find((k) => k.key === 'instructions.<profile>');
+  if (key.startsWith('resume_flags.') || key.startsWith('resumeFlags.')) return SETTING_KEYS.find((k) => k.key === 'resume_flags.<profile>');
   return SETTING_KEYS.find((k) => k.key === key);
 }

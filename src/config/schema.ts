@@ -23,6 +23,10 @@ export const SettingsFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** The original's key: per profile, the CLI flags that mean "this start resumes a conversation". */
+    resume_flags: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String({ minLength: 1 })))),
+    /** The same as `resume_flags`, in this project's spelling (`resume_flags` wins when both are given in one file). */
+    resumeFlags: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String({ minLength: 1 })))),
     hooks: Type.Optional(
       Type.Object({ on_idle: Type.Optional(Type.String()), on_task_completed: Type.Optional(Type.String()) }, { additionalProperties: false }),
     ),

@@ -3,7 +3,7 @@ import { SynapseError } from '../errors.js';
 import { requireCjs } from '../require-cjs.js';
 import { ENV_VARS, envVarSpec } from './env-vars.js';
 import type { Env } from './paths.js';
-import { APPROVAL_MODES, FLOWS, LIST_COLUMNS, type ApprovalMode, type Flow, type HookEvent, type ListColumn } from './keys.js';
+import { APPROVAL_MODES, FLOWS, LIST_COLUMNS, MONITOR_COLUMNS, TABLE_COLUMNS, type ApprovalMode, type Flow, type HookEvent, type ListColumn } from './keys.js';
 import type { SettingsFile } from './schema.js';
 import { readSettingsFile, SCOPES, type Scope } from './settings-file.js';
 
@@ -26,6 +26,8 @@ export interface Settings {
   list: { columns: ListColumn[] };
   /** `default` and per-profile instructions (a .md file name or the text). */
   instructions: Record<string, string>;
+  /** Per profile, the resume flags set in a settings file (`resume_flags`); a profile not named keeps its own. */
+  resumeFlags: Record<string, string[]>;
   hooks: Partial<Record<HookEvent, Hook>>;
   /** The lease of a spawned agent (`synapse spawn`): null = none. */
   spawn: { keepIdle: string | null; keepTurns: number | null };
@@ -76,8 +78,9 @@ export interface ResolvedSettings {
 const DEFAULTS: Settings = {
   approvalMode: 'auto',
   a2a: { flow: 'auto' },
-  list: { columns: [...LIST_COLUMNS] },
+  list: { columns: [...TABLE_COLUMNS] },
   instructions: { default: 'default.md', gemini: 'gemini.md' },
+  resumeFlags: {},
   hooks: {},
   spawn: { keepIdle: null, keepTurns: null },
 };
@@ -190,6 +193,9 @@ function apply(
   if (data.spawn?.keepIdle !== undefined) set('spawn.keepIdle', (settings.spawn.keepIdle = data.spawn.keepIdle), origin);
   if (data.spawn?.keepTurns !== undefined) set('spawn.keepTurns', (settings.spawn.keepTurns = data.spawn.keepTurns), origin);
   for (const [profile, value] of Object.entries(data.instructions ?? {})) set(`instructions.${profile}`, (settings.instructions[profile] = value), origin);
+  // A file's list for a profile replaces the list before it, as the original's merge does.
+  for (const [profile, flags] of Object.entries({ ...data.resumeFlags, ...data.resume_flags }))
+    set(`resume_flags.${profile}`, (settings.resumeFlags[profile] = [...flags]), origin);
   for (const [event, command] of Object.entries(data.hooks ?? {}) as [HookEvent, string][]) {
     if (command.trim() === '') delete settings.hooks[event];
     else settings.hooks[event] = { command, scope, file };
@@ -201,6 +207,16 @@ function apply(
 /** The merged settings (see `resolveSettings`; without `trust`, none of the project's env and hooks). */
 export function loadSettings(cwd: string, env: Env, trust?: TrustCheck): Settings {
   return resolveSettings(cwd, env, trust).settings;
+}
+
+/**
+ * The columns of `synapse list` in order: settings `list.columns` (a file or SYNAPSE_LIST_COLUMNS)
+ * for both views; unset, the printed table keeps its columns and the live monitor shows its own.
+ */
+export function listColumns(cwd: string, env: Env, view: 'table' | 'monitor'): ListColumn[] {
+  const { settings, entries } = resolveSettings(cwd, env);
+  if (entries.get('list.columns')?.origin.source !== 'default') return settings.list.columns;
+  return [...(view === 'table' ? TABLE_COLUMNS : MONITOR_COLUMNS)];
 }
 
 /**

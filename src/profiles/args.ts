@@ -61,3 +61,12 @@ export function mergeArgs(
   });
   return { args: [...kept, ...user], dropped };
 }
+
+/**
+ * Whether these CLI args resume a conversation (then the start-up instruction is skipped): an
+ * arg equal to one of `flags`, or, for a flag starting with `-`, `--flag=value`, as the original
+ * checks. `flags` are the settings' `resume_flags.<profile>` when set, else the profile's own.
+ */
+export function isResuming(flags: readonly string[], cliArgs: readonly string[]): boolean {
+  return cliArgs.some((a) => flags.includes(a) || flags.some((f) => f.startsWith('-') && a.startsWith(`${f}=`)));
+}

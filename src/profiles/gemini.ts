@@ -60,7 +60,8 @@ export const geminiProfile: Profile = {
   // rules instead of the ▄▄▄/▀▀▀ bars the READY rule reads, so the agent would never be READY.
   dropEnv: ['CI', 'GITHUB_ACTIONS', 'NO_COLOR'],
   ports: PORT_RANGES.gemini,
-  resumeFlags: ['--resume'],
+  // `gemini --help`: `-r, --resume` (the original lists both).
+  resumeFlags: ['--resume', '-r'],
   permission: { question: /Allow execution of|Apply this change\?|Allow edit/, select: 'digit' },
   autoApproveArgs: ['--yolo'],
   // The CR must come at least 60 ms after the paste or Gemini takes it as part of the paste.

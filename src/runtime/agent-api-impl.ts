@@ -57,6 +57,7 @@ export function agentApi(p: AgentParts): AgentApi {
     teamOp: (op, request) => p.teamOp(op, request),
     status: () => ({
       status: p.presence.status.status,
+      status_reason: p.presence.status.reason,
       current_task: p.delivery.currentTaskId,
       queued: p.store.queued().length,
       ready_for_messages: p.gate.isOpen,

@@ -18,7 +18,11 @@ export class AgentStatusModel extends EventEmitter {
   private exited = false;
   /** False while `hooks.on_idle` runs or after it failed: the agent is not reported READY. */
   private idleGateOpen = true;
+  /** File-safety locks this agent holds: the original suppresses READY while there are any. */
+  private locksHeld = 0;
   status: AgentStatus = 'STARTING';
+  /** Why the status is not what the screen alone says (e.g. `holds 2 file locks`), else null. */
+  reason: string | null = null;
   updatedAt: number;
 
   constructor(private readonly clock: Clock) {
@@ -60,23 +64,34 @@ export class AgentStatusModel extends EventEmitter {
     this.recompute();
   }
 
+  /** The number of live file-safety locks this agent holds (polled by the agent). */
+  setLocksHeld(count: number): void {
+    if (count === this.locksHeld) return;
+    this.locksHeld = count;
+    this.recompute();
+  }
+
   setExited(): void {
     this.exited = true;
     this.clock.clearTimeout(this.doneTimer);
     this.recompute();
   }
 
-  private compute(): AgentStatus {
-    if (this.exited) return 'EXITED';
-    if (!this.seenReady) return 'STARTING';
-    if (this.screen === 'WAITING') return 'WAITING';
-    if (this.screen === 'PROCESSING' || this.taskInFlight || !this.idleGateOpen) return 'PROCESSING';
-    if (this.clock.now() < this.doneUntil) return 'DONE';
-    return 'READY';
+  private compute(): { status: AgentStatus; reason: string | null } {
+    if (this.exited) return { status: 'EXITED', reason: null };
+    if (!this.seenReady) return { status: 'STARTING', reason: null };
+    if (this.screen === 'WAITING') return { status: 'WAITING', reason: null };
+    if (this.screen === 'PROCESSING' || this.taskInFlight) return { status: 'PROCESSING', reason: null };
+    if (!this.idleGateOpen) return { status: 'PROCESSING', reason: 'the on_idle hook runs or failed' };
+    if (this.clock.now() < this.doneUntil) return { status: 'DONE', reason: null };
+    // Compound signal, as the original: a quiet CLI that still holds file locks is mid-edit.
+    if (this.locksHeld > 0) return { status: 'PROCESSING', reason: `holds ${this.locksHeld} file lock${this.locksHeld === 1 ? '' : 's'}` };
+    return { status: 'READY', reason: null };
   }
 
   private recompute(): void {
-    const next = this.compute();
+    const { status: next, reason } = this.compute();
+    this.reason = reason;
     if (next === this.status) return;
     const previous = this.status;
     this.status = next;

@@ -9,6 +9,8 @@ import { completionGate, gateIdle, QualityGates } from './hooks.js';
 import { agentStateDir, messageFileDir, replyDir, type Env } from '../config/paths.js';
 import type { Logger } from '../logger.js';
 import type { Profile } from '../profiles/types.js';
+import { isResuming } from '../profiles/args.js';
+import { secretRedactor, type Redactor } from '../redact.js';
 import { describeExit, writeExitRecord } from '../registry/exit-record.js';
 import type { RegistryEntry } from '../registry/entry.js';
 import type { FileRegistry } from '../registry/registry.js';
@@ -27,6 +29,7 @@ import { DeliveryLoop } from './delivery.js';
 import type { EarlyCli } from './early-cli.js';
 import { startMessageSweep } from './message-files.js';
 import { startFileSafetyRetention } from './file-safety-retention.js';
+import { startLockSignal } from './lock-signal.js';
 import { LiveOutput } from './live-output.js';
 import type { UserTerminal } from './passthrough.js';
 import type { PortClaim } from './port-claim.js';
@@ -183,6 +186,7 @@ class Agent {
   private lease: Lease | null = null;
   private shutdownPromise: Promise<number> | null = null;
   private stopSweep: () => void = () => undefined;
+  private stopLockSignal: () => void = () => undefined;
   private cliExited: CliExit | null = null;
   private resolveExit: (code: number) => void = () => undefined;
   private readonly exited = new Promise<number>((r) => (this.resolveExit = r));
@@ -196,13 +200,12 @@ class Agent {
     const { profile, env } = opts;
     this.logger = f.log.logger;
     const log = (m: string) => this.logger.info(m);
-    const stateDir = agentStateDir(env);
-    fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-    this.store = new AgentTaskStore(path.join(stateDir, `${identity.agentId}.db`));
+    const redact = secretRedactor(env); // credentials never reach what is kept (issue 21 §4)
+    this.store = openTaskStore(env, identity.agentId, redact);
     this.tasks = new TaskManager(this.store, clock);
     this.events = new TaskEvents(clock);
     this.webhookStore = new WebhookStore(this.store.db, clock, f.settings.limits.webhooks);
-    this.webhooks = new WebhookDispatcher({ store: this.webhookStore, env, log, clock, agentId: identity.agentId, tls: f.settings.peerTls });
+    this.webhooks = new WebhookDispatcher({ store: this.webhookStore, env, log, clock, agentId: identity.agentId, tls: f.settings.peerTls, redact });
     this.history = new HistoryRecorder(env, { log, warn: (m) => this.logger.warn(m) });
     try {
       this.session = new CliSession({ profile, cli: f.cli, commandLine: f.commandLine, size: f.size, clock, scrollbackLines: f.settings.scrollbackLines });
@@ -233,7 +236,7 @@ class Agent {
       tracker: this.session.tracker,
       tasks: this.tasks,
       delivery: this.delivery,
-      resuming: opts.cliArgs.some((a) => profile.resumeFlags.includes(a) || profile.resumeFlags.some((flag) => a.startsWith(`${flag}=`))),
+      resuming: isResuming(this.settings.resumeFlags[profile.id] ?? profile.resumeFlags, opts.cliArgs),
       skip: startupSkip(profile.id, opts.cwd, env, opts.skipInstruction === true),
       instruction: () =>
         renderStartupInstruction(profile.id, this.settings, opts.cwd, env, {
@@ -320,7 +323,7 @@ class Agent {
       profile: this.opts.profile,
       clock: this.f.clock,
       framing: { longMessageThreshold: this.f.settings.longMessageThreshold, messageDir: msgDir },
-      turnDone: (taskId, output) => this.replies.turnDone(taskId, output),
+      turnDone: (taskId, output, transcript) => this.replies.turnDone(taskId, output, transcript),
       // Built after the loop (it gives the loop the instruction); asked only once the CLI runs.
       // A helper whose lease is spent takes nothing more.
       admits: (task) => this.gate.admits(task) && !this.lease?.closed,
@@ -356,14 +359,19 @@ class Agent {
     // Compound signal: a quiet screen is not idle while a task runs or files are locked.
     this.session.protectWhile(() => this.delivery.busy || locksHeldOrUnknown(cwd, identity.agentId, env));
     gateIdle(this.gates, this.session.tracker, this.presence.status, (m) => this.logger.warn(m));
-    this.session.tracker.on('change', (r: { status: 'READY' | 'PROCESSING' | 'WAITING' }) => this.presence.status.setScreen(r.status));
+    const locks = startLockSignal(cwd, identity.agentId, env, this.presence.status);
+    this.stopLockSignal = () => locks.stop();
+    this.session.tracker.on('change', (r: { status: 'READY' | 'PROCESSING' | 'WAITING' }) => {
+      if (r.status === 'READY') locks.refresh();
+      this.presence.status.setScreen(r.status);
+    });
     this.delivery.on('submitted', (t: Task) => this.replies.delivered(t));
     this.delivery.on('busy', (busy: boolean) => this.presence.status.setTaskInFlight(busy));
     // Before the entry is written on a status change, so that it shows the lease as it is now.
     if (this.opts.lease) (this.lease = this.buildLease(this.opts.lease)).start();
     this.delivery.on('busy', () => this.lease?.check());
     const trace = envSetting(env, 'SYNAPSE_SCREEN_TRACE');
-    if (trace) traceScreens(trace, this.session.screen, this.session.tracker, this.delivery);
+    if (trace) traceScreens(trace, this.session.screen, this.session.tracker, this.delivery, secretRedactor(env));
     this.presence.status.on('change', (next: string, prev: string) => {
       this.logger.info(`status ${prev} -> ${next}`);
       this.events.publish('status', { agent_id: identity.agentId, status: next, previous: prev, at: iso(clock.now()) });
@@ -493,6 +501,7 @@ class Agent {
       this.session.tracker.stop();
       this.replies.stop();
       this.stopSweep();
+      this.stopLockSignal();
       this.liveOutput.stop();
       this.presence.stop();
       this.user?.stop();
@@ -526,6 +535,13 @@ function endpointKey(endpoint: string): string | null {
 function isRegisteredEndpoint(live: readonly RegistryEntry[], endpoint: string): boolean {
   const want = endpointKey(endpoint);
   return want !== null && live.some((e) => endpointKey(e.endpoint) === want);
+}
+
+/** The agent's own SQLite file in its private state directory. */
+function openTaskStore(env: Env, agentId: string, redact: Redactor): AgentTaskStore {
+  const stateDir = agentStateDir(env);
+  fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  return new AgentTaskStore(path.join(stateDir, `${agentId}.db`), { redact });
 }
 
 /** Locks held by this agent; an unreadable lock database counts as held (fail closed). */

@@ -42,7 +42,8 @@ export interface DeliveryDeps {
   clock: Clock;
   framing: FramingOptions;
   /** The CLI is idle again after a task's turn: the caller completes the task (now or later). */
-  turnDone: (taskId: string, output: string) => void;
+  /** The turn is over: its reply read off the screen, and everything it drew (`transcript`). */
+  turnDone: (taskId: string, output: string, transcript: string) => void;
   /**
    * Foreground only: how long to hold deliveries for the human (unsent text in the input box,
    * or typing in the last moments); 0 = go ahead.
@@ -327,7 +328,7 @@ export class DeliveryLoop extends EventEmitter {
     try {
       this.clearInflight();
       this.emit('finished', f.taskId, text);
-      this.deps.turnDone(f.taskId, text);
+      this.deps.turnDone(f.taskId, text, turn.transcript());
       this.pump();
     } finally {
       this.holdingBusy = false;

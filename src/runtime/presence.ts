@@ -1,3 +1,4 @@
+import { secretRedactor } from '../redact.js';
 import { messageText, type Task } from '../agent-api/task.js';
 import { iso, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
@@ -26,8 +27,11 @@ export interface AgentIdentity {
   extras?: Record<string, unknown>;
 }
 
+/** Credential shapes are redacted from the preview every agent (and the original) can read. */
+const redactShapes = secretRedactor({});
+
 function preview(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = redactShapes(text).replace(/\s+/g, ' ').trim();
   return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat;
 }
 

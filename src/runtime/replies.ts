@@ -2,6 +2,8 @@ import type { ForwardResult, HistoryUpdate, ReplyOutcome } from '../agent-api/ag
 import { replyExpected, taskError, TERMINAL_STATES, type Task, type TaskError, type TaskMetadata } from '../agent-api/task.js';
 import { wireArtifacts, wireError, wireState } from '../agent-api/wire.js';
 import { requestJson } from '../a2a/http-json.js';
+import { derivedArtifacts, detectError } from '../agent-api/output-parse.js';
+import { derivedWireArtifact } from '../a2a/wire-client.js';
 import type { PeerTls } from '../a2a/peer-tls.js';
 import { SynapseError } from '../errors.js';
 import type { RegistryEntry } from '../registry/entry.js';
@@ -90,12 +92,12 @@ export class ReplyCoordinator {
   }
 
   /** The CLI is idle after the task's turn. */
-  turnDone(taskId: string, output: string): void {
+  turnDone(taskId: string, output: string, transcript = ''): void {
     const task = this.deps.tasks.store.get(taskId);
     if (!task || TERMINAL_STATES.has(task.status.state)) return;
     if (!this.expectsAnswer(task)) {
       // Nobody waits on this one: the post-back is a no-op, and finish() never rejects.
-      void this.finish(task.id, { status: 'completed', text: output }, 'output');
+      void this.finish(task.id, { status: 'completed', text: output, transcript }, 'output');
       return;
     }
     this.deps.clock.clearTimeout(this.graceTimers.get(taskId));
@@ -113,7 +115,7 @@ export class ReplyCoordinator {
           return;
         }
         this.deps.log(`task ${taskId}: no reply within ${this.deps.graceMs} ms, completing with the CLI output`);
-        void this.finish(taskId, { status: 'completed', text: output }, 'output');
+        void this.finish(taskId, { status: 'completed', text: output, transcript }, 'output');
       }, this.deps.graceMs),
     );
   }
@@ -199,14 +201,15 @@ export class ReplyCoordinator {
   private record(taskId: string, outcome: Outcome, source: 'reply' | 'output'): Task {
     const changes =
       outcome.status === 'completed'
-        ? { artifact: textArtifact(outcome.text), receipt: 'answered' as const, metadata: { reply_source: source } }
+        ? completedChanges(outcome, source)
         : { error: outcome.error, receipt: 'failed' as const, metadata: { reply_source: source } };
     const task = this.deps.tasks.transition(taskId, outcome.status, changes);
     if (task) return task;
     const current = this.deps.tasks.store.find(taskId);
     // Already finished with captured output: an explicit answer replaces it.
     if (source === 'reply' && outcome.status === 'completed' && current.status.state === 'completed') {
-      current.artifacts = [textArtifact(outcome.text)];
+      current.artifacts = [textArtifact(outcome.text), ...derivedArtifacts(outcome.text, '')];
+      current.error = null;
       current.metadata = { ...current.metadata, reply_source: 'reply' };
       current.updated_at = new Date(this.deps.clock.now()).toISOString();
       this.deps.tasks.store.save(current);
@@ -313,7 +316,27 @@ export class ReplyCoordinator {
   }
 }
 
-type Outcome = { status: 'completed'; text: string } | { status: 'failed'; text: string; error: TaskError };
+/** `transcript`: everything the turn drew, when the outcome is the turn's output (parsed for files and errors). */
+type Outcome = { status: 'completed'; text: string; transcript?: string } | { status: 'failed'; text: string; error: TaskError };
+
+/**
+ * A completed turn's record (issue 20 §4): the answer whole, plus what output parsing derives
+ * from it (code blocks, written files); a turn whose output shows a known error shape (command not
+ * found, permission denied, a non-zero exit, a stack trace) carries it as `error`, the task still
+ * completed with its text: the CLI answered, and the sender decides what the error means. An
+ * explicit `synapse reply` is the agent's own statement: no error is read into it.
+ */
+function completedChanges(outcome: Extract<Outcome, { status: 'completed' }>, source: 'reply' | 'output') {
+  const transcript = outcome.transcript ?? '';
+  const error = source === 'output' ? detectError(`${transcript}\n${outcome.text}`) : null;
+  return {
+    artifact: textArtifact(outcome.text),
+    artifacts: derivedArtifacts(outcome.text, transcript),
+    receipt: 'answered' as const,
+    metadata: { reply_source: source },
+    ...(error ? { error } : {}),
+  };
+}
 
 /** A reply as the routes take it: text, and for a failed one its error (default `REPLY_FAILED`). */
 function outcomeOf(input: ReplyOutcome): Outcome {
@@ -335,6 +358,7 @@ function parseTaskError(v: unknown): TaskError | null {
 function artifactsText(v: unknown): string | null {
   if (!Array.isArray(v)) return null;
   const texts = v.flatMap((a) => {
+    if (derivedWireArtifact(a as { data?: unknown })) return [];
     const data = (a as { data?: unknown } | null)?.data;
     if (typeof data === 'string') return [data];
     if (typeof data === 'object' && data !== null && typeof (data as { content?: unknown }).content === 'string')

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { Task } from '../agent-api/task.js';
+import { redactDeep, type Redactor } from '../redact.js';
 import type { DeliveryLoop } from './delivery.js';
 import type { Screen } from './screen.js';
 import type { ScreenStatusTracker } from './screen-status.js';
@@ -10,12 +11,13 @@ import type { ScreenStatusTracker } from './screen-status.js';
  * (a delivery held for the human included), so a wrong status or reply can be replayed frame by
  * frame. Off unless asked for; it writes synchronously and is for diagnosis.
  */
-export function traceScreens(file: string, screen: Screen, tracker: ScreenStatusTracker, delivery: DeliveryLoop): void {
+export function traceScreens(file: string, screen: Screen, tracker: ScreenStatusTracker, delivery: DeliveryLoop, redact: Redactor): void {
   const fd = fs.openSync(file, 'a');
   const started = Date.now();
   const write = (record: Record<string, unknown>) => {
     try {
-      fs.writeSync(fd, `${JSON.stringify({ ms: Date.now() - started, ...record })}\n`);
+      // The screen shows what was typed in: credentials are redacted here too (issue 21 §4).
+      fs.writeSync(fd, `${JSON.stringify(redactDeep({ ms: Date.now() - started, ...record }, redact))}\n`);
     } catch {
       // A full disk must not stop the agent.
     }

@@ -61,16 +61,18 @@ export class TaskManager extends EventEmitter {
   transition(
     id: string,
     state: TaskState,
-    changes: { message?: string; receipt?: ReceiptState; artifact?: Artifact; metadata?: TaskMetadata; error?: TaskError } = {},
+    changes: { message?: string; receipt?: ReceiptState; artifact?: Artifact; artifacts?: Artifact[]; metadata?: TaskMetadata; error?: TaskError } = {},
   ): Task | null {
     const task = this.store.get(id);
     if (!task || !canTransition(task.status.state, state)) return null;
     const previous = task.status.state;
     const now = this.iso();
-    const message = changes.message ?? changes.error?.message;
+    // A completed task may carry an error read off its output (output-parse.ts): its status stays plain.
+    const message = changes.message ?? (state === 'completed' ? undefined : changes.error?.message);
     task.status = { state, timestamp: now, ...(message ? { message } : {}) };
     if (changes.error) task.error = changes.error;
     if (changes.artifact) task.artifacts.push(changes.artifact);
+    if (changes.artifacts) task.artifacts.push(...changes.artifacts);
     if (changes.metadata) task.metadata = { ...task.metadata, ...changes.metadata };
     if (changes.receipt) this.stampReceipt(task, changes.receipt, now);
     task.updated_at = now;

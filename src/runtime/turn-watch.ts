@@ -92,6 +92,13 @@ export class TurnWatch {
     return linesSince(this.before.lines, now.lines, sameLayout ? now.origin.first - this.before.origin.first : 0);
   }
 
+  /** Everything the turn drew (tool calls and their output too), for output parsing. */
+  transcript(): string {
+    return this.linesSinceSubmit()
+      .map((l) => l.trimEnd())
+      .join('\n');
+  }
+
   /** The reply as it would be read off the screen now. */
   reply(): string {
     return this.deps.profile.cleanOutput(this.linesSinceSubmit(), this.framed);

@@ -1,3 +1,4 @@
+import { redactDeep, secretRedactor, type Redactor } from '../redact.js';
 import { createHmac, randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import { transportFor, type PeerTls } from '../a2a/peer-tls.js';
@@ -27,6 +28,8 @@ export interface WebhookDispatcherOptions {
   backoffMs?: readonly number[];
   /** CAs an https receiver is checked against besides the system's (`SYNAPSE_TLS_CA`). */
   tls?: PeerTls | undefined;
+  /** Redacts credentials from every payload before it is stored or sent (issue 21 §4). */
+  redact?: Redactor;
 }
 
 /** The outcome of one HTTP attempt. */
@@ -70,6 +73,7 @@ export class WebhookDispatcher {
   private readonly log: (msg: string) => void;
   private readonly clock: Clock;
   private readonly agentId: string | undefined;
+  private readonly redact: Redactor;
   private readonly backoffMs: readonly number[];
   private readonly timeoutMs: number;
   private readonly maxRetries: number;
@@ -89,6 +93,7 @@ export class WebhookDispatcher {
     this.log = opts.log;
     this.clock = opts.clock ?? systemClock;
     this.agentId = opts.agentId;
+    this.redact = opts.redact ?? secretRedactor(opts.env);
     this.backoffMs = opts.backoffMs && opts.backoffMs.length > 0 ? opts.backoffMs : DEFAULT_BACKOFF_MS;
     const settings = webhookSettings(opts.env);
     this.timeoutMs = settings.timeoutMs;
@@ -117,7 +122,7 @@ export class WebhookDispatcher {
       const id = randomUUID();
       const timestamp = new Date(this.clock.now()).toISOString();
       // The original's body: {event, event_id, timestamp, data: {task_id, error?}}, plus the task.
-      const body = Buffer.from(JSON.stringify(webhookPayload(event, id, timestamp, task, this.agentId)));
+      const body = Buffer.from(JSON.stringify(redactDeep(webhookPayload(event, id, timestamp, task, this.agentId), this.redact)));
       deliveries.push(this.delivery({ id, timestamp, event, taskId: task.id, target, body }));
     }
     // Written before the first attempt: a kill from here on loses nothing (resume sends it).

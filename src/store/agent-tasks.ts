@@ -1,4 +1,5 @@
-import type { Task, TaskState } from '../agent-api/task.js';
+import { TERMINAL_STATES, type Task, type TaskState } from '../agent-api/task.js';
+import { redactDeep, secretRedactor, type Redactor } from '../redact.js';
 import { SynapseError } from '../errors.js';
 import { AGENT_DB_MIGRATIONS } from './agent-db-migrations.js';
 import { openDatabase, type Db } from './sqlite.js';
@@ -12,7 +13,18 @@ export class AgentTaskStore {
   readonly db: Db;
   private readonly stmts;
 
-  constructor(readonly file: string) {
+  /**
+   * A finished task is kept with credentials redacted (issue 21 §4): a queued one must keep its
+   * text to be typed in, but once done the record needs none of it. The live events and answers
+   * carry the task as it was.
+   */
+  private readonly redact: Redactor;
+
+  constructor(
+    readonly file: string,
+    options: { redact?: Redactor } = {},
+  ) {
+    this.redact = options.redact ?? secretRedactor({});
     this.db = openDatabase(file, AGENT_DB_MIGRATIONS);
     this.stmts = {
       insert: this.db.prepare('INSERT INTO tasks (id, state, priority, created_at, updated_at, body) VALUES (?, ?, ?, ?, ?, ?)'),
@@ -27,11 +39,17 @@ export class AgentTaskStore {
   }
 
   insert(task: Task): void {
-    this.stmts.insert.run(task.id, task.status.state, task.priority, task.created_at, task.updated_at, JSON.stringify(task));
+    this.stmts.insert.run(task.id, task.status.state, task.priority, task.created_at, task.updated_at, this.body(task));
   }
 
   save(task: Task): void {
-    this.stmts.update.run(task.status.state, task.priority, task.updated_at, JSON.stringify(task), task.id);
+    this.stmts.update.run(task.status.state, task.priority, task.updated_at, this.body(task), task.id);
+    // The versions written while it ran (the text in the clear) leave the write-ahead log now.
+    if (TERMINAL_STATES.has(task.status.state)) this.db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
+  private body(task: Task): string {
+    return JSON.stringify(TERMINAL_STATES.has(task.status.state) ? redactDeep(task, this.redact) : task);
   }
 
   get(id: string): Task | null {

@@ -348,6 +348,18 @@ export function locksHeldBy(projectDir: string, agentId: string, env: Env): File
   return withExisting(projectDir, env, [], (s) => s.locks({ agent: agentId }));
 }
 
+/**
+ * What `synapse list` shows as EDITING_FILE: the first file the agent holds a live lock on, relative
+ * to its working directory, and how many more it holds; null when none.
+ * Throws when the project's file-safety database cannot be read.
+ */
+export function editingFileOf(projectDir: string, agentId: string, env: Env): { file: string; more: number } | null {
+  const locks = locksHeldBy(projectDir, agentId, env);
+  const first = locks[0];
+  if (!first) return null;
+  return { file: path.relative(projectDir, first.path) || first.path, more: locks.length - 1 };
+}
+
 /** Cheap "is this agent editing something?" for the status signal. */
 export function hasActiveLocks(projectDir: string, agentId: string, env: Env): boolean {
   return locksHeldBy(projectDir, agentId, env).length > 0;

@@ -1,3 +1,4 @@
+import { isDerived } from '../agent-api/output-parse.js';
 import { messageText, TERMINAL_STATES, type Task, type TaskState } from '../agent-api/task.js';
 import type { HistoryAgent, HistoryEntry, HistoryRow } from './history-schema.js';
 
@@ -29,6 +30,7 @@ export function entryFromTask(task: Task, agent: HistoryAgent): HistoryEntry {
   const sender = task.metadata.sender ?? {};
   const finished = task.status.timestamp;
   const output = task.artifacts
+    .filter((a) => !isDerived(a))
     .map((a) => messageText({ role: 'agent', parts: a.parts }))
     .filter((t) => t.length > 0)
     .join('\n\n');

@@ -1,3 +1,4 @@
+import { redactDeep, secretRedactor, type Redactor } from '../redact.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Task } from '../agent-api/task.js';
@@ -54,8 +55,12 @@ export class HistoryStore {
   private readonly store: StoreDb;
   private readonly clock: Clock;
 
-  constructor(file: string, options: { clock?: Clock } = {}) {
+  /** Credentials are redacted before anything is written (issue 21 §4). */
+  private readonly redact: Redactor;
+
+  constructor(file: string, options: { clock?: Clock; redact?: Redactor } = {}) {
     this.file = file;
+    this.redact = options.redact ?? secretRedactor({});
     this.clock = options.clock ?? systemClock;
     // The texts of every conversation live here: keep the directory private to the user.
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
@@ -63,7 +68,7 @@ export class HistoryStore {
   }
 
   static open(env: Env, options: { clock?: Clock } = {}): HistoryStore {
-    return new HistoryStore(historyDbPath(env), options);
+    return new HistoryStore(historyDbPath(env), { ...options, redact: secretRedactor(env) });
   }
 
   /** The user's history, or null when nothing was ever recorded (reading creates no file). */
@@ -77,7 +82,7 @@ export class HistoryStore {
 
   /** Adds or refreshes the entry of a finished task (a later explicit reply replaces the answer). */
   record(task: Task, agent: HistoryAgent): HistoryEntry {
-    const e = entryFromTask(task, agent);
+    const e = redactDeep(entryFromTask(task, agent), this.redact);
     const row = { ...e, receipt: JSON.stringify(e.receipt), metadata: JSON.stringify(e.metadata) };
     this.store.run((db) =>
       db

@@ -1,3 +1,4 @@
+import { secretRedactor, type Redactor } from '../redact.js';
 import { SynapseError } from '../errors.js';
 import type { Sql } from './store-db.js';
 import { StoreDb } from './store-db.js';
@@ -25,13 +26,17 @@ export class SharedMemory {
   private readonly store: StoreDb;
   private readonly clock: Clock;
 
-  constructor(file: string, options: { clock?: Clock } = {}) {
+  /** Credentials are redacted before a note is written (issue 21 §4). */
+  private readonly redact: Redactor;
+
+  constructor(file: string, options: { clock?: Clock; redact?: Redactor } = {}) {
     this.file = file;
     this.clock = options.clock ?? systemClock;
+    this.redact = options.redact ?? secretRedactor({});
     this.store = new StoreDb(file, MEMORY_MIGRATIONS);
   }
 
-  static forProject(projectDir: string, options: { clock?: Clock } = {}): SharedMemory {
+  static forProject(projectDir: string, options: { clock?: Clock; redact?: Redactor } = {}): SharedMemory {
     return new SharedMemory(memoryDbPath(projectDir), options);
   }
 
@@ -46,7 +51,7 @@ export class SharedMemory {
   /** Creates or replaces the note under `key`; `created` tells which. */
   save(input: { key: string; content: string; tags?: string[]; author?: string | null }): { memory: Memory; created: boolean } {
     const key = validateKey(input.key);
-    const content = typeof input.content === 'string' ? input.content.trim() : '';
+    const content = typeof input.content === 'string' ? this.redact(input.content.trim()) : '';
     if (content.length === 0) throw new SynapseError('usage', 'memory content must not be empty');
     if (content.length > MAX_CONTENT) throw new SynapseError('invalid_input', `memory content is too long (${content.length} > ${MAX_CONTENT} characters)`);
     const tags = normalizeTags(input.tags ?? []);

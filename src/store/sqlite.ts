@@ -25,6 +25,8 @@ export function openDatabase(file: string, migrations: Migration[], options: { r
     if (!options.readonly) createPrivate(file);
     db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
     db.pragma('busy_timeout = 5000');
+    // Deleted and replaced content is overwritten, not left in free pages (redacted secrets stay gone).
+    db.pragma('secure_delete = ON');
     if (!options.readonly) db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
     db.pragma('synchronous = NORMAL');

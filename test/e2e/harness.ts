@@ -419,7 +419,11 @@ export async function waitForState(agent: { endpoint: string; output?: () => str
 
 /** The text of a wire task's artifacts (`{type: 'text', data: '…'}`). */
 export function artifact(task: any): string {
-  return (task.artifacts ?? []).map((a: any) => (typeof a.data === 'string' ? a.data : (a.data?.content ?? ''))).join('\n');
+  // What output parsing derived (code blocks, files; `metadata.derived`) is not the answer text.
+  return (task.artifacts ?? [])
+    .filter((a: any) => a.data?.metadata?.derived !== true)
+    .map((a: any) => (typeof a.data === 'string' ? a.data : (a.data?.content ?? '')))
+    .join('\n');
 }
 
 /** The text a plain message with no sender is delivered as. */

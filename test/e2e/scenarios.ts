@@ -194,6 +194,23 @@ export async function approveScenario(spec: CliSpec): Promise<void> {
   await measureIdleLag(agent, followUp!, 'tool turn (approved)');
 }
 
+/**
+ * 4c. A command that fails (issue 20 §4): the turn completes with the model's answer whole, and
+ * the task carries the error the CLI's screen showed (the shell's `command not found`).
+ */
+export async function failingCommandScenario(spec: CliSpec): Promise<void> {
+  const mock = await startMock();
+  const agent = await startAgent(spec.cli, mock);
+  const task = await send(agent, `please run it ${spec.dialogDirective('frobnicate-synapse-e2e --all')}`);
+  const t = await waitForState(agent, task.id, ['input_required', 'completed', 'failed', 'canceled']);
+  if (t.status === 'input_required') expect((await postJson(`${agent.endpoint}/tasks/${task.id}/respond`, { choice: 'approve' })).status).toBe(200);
+  const done = await waitForState(agent, task.id);
+  const screen = await screenText(agent);
+  expect(done.status, screen).toBe('completed');
+  expect(artifact(done)).toContain('MOCK: tool said');
+  expect(done.error, `no error read off the screen:\n${screen}`).toMatchObject({ code: 'COMMAND_NOT_FOUND', data: { command: 'frobnicate-synapse-e2e' } });
+}
+
 /** 4b. The same turn denied over HTTP: nothing ran, the task ended, and the CLI takes the next message. */
 export async function denyScenario(spec: CliSpec): Promise<void> {
   const mock = await startMock();

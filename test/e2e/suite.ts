@@ -7,6 +7,7 @@ import {
   agentToAgentScenario,
   approveScenario,
   denyScenario,
+  failingCommandScenario,
   multilineScenario,
   priorityScenario,
   SPECS,
@@ -32,6 +33,11 @@ export function realCliSuite(cli: Cli, name: string, short: string): void {
     it('delivers a multi-line message with quotes, backticks, $(…), tabs and non-ASCII intact as one message', () => multilineScenario(spec), 90_000);
     it('turns the permission dialog into input-required and runs the command when approved over HTTP', () => approveScenario(spec), 90_000);
     it('denied over HTTP: nothing runs, the task ends and the CLI takes the next message', () => denyScenario(spec), 90_000);
+    it(
+      'a command that fails: the task completes with the answer and a structured COMMAND_NOT_FOUND error read off the screen',
+      () => failingCommandScenario(spec),
+      90_000,
+    );
     it('priority 5 interrupts a long turn within 2 s and the urgent message is handled', () => priorityScenario(spec), 90_000);
     it(`agent to agent: ${short} runs \`synapse send … --wait\` and gets the other ${short}'s answer back`, () => agentToAgentScenario(spec), 150_000);
   });

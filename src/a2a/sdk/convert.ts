@@ -93,7 +93,7 @@ export function fromSdkParts(parts: readonly SdkPart[]): Part[] {
 }
 
 export function toSdkArtifact(a: Artifact): SdkArtifact {
-  return { artifactId: a.artifact_id, name: a.name, description: '', parts: a.parts.map(toSdkPart), metadata: undefined, extensions: [] };
+  return { artifactId: a.artifact_id, name: a.name, description: '', parts: a.parts.map(toSdkPart), metadata: a.metadata, extensions: [] };
 }
 
 function sdkMessage(input: { messageId: string; role: Role; parts: SdkPart[]; taskId: string; contextId: string }): SdkMessage {

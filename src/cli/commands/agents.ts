@@ -104,18 +104,28 @@ Examples:
   program
     .command('list')
     .alias('ls')
-    .description("List running agents, the original Python Synapse's too (dead entries are pruned), then those whose CLI exited in the last 10 minutes")
-    .option('--json', 'print JSON (the running agents only)')
+    .description(
+      "List running agents, the original Python Synapse's too (dead entries are pruned). On a terminal: a live, full-screen monitor; otherwise (or with --json/--plain) a table printed once, then those whose CLI exited in the last 10 minutes",
+    )
+    .option('--json', 'print JSON once (the running agents only, each with editing_file)')
+    .option('--plain', 'print the table once, even on a terminal')
     .addHelpText(
       'after',
-      '\nColumns: ID, NAME, TYPE, ROLE, STATUS, CURRENT (task preview), PORT, EDITING_FILE, WORKING_DIR;\n' +
-        'choose and order them with settings list.columns (synapse config set list.columns ID,NAME,STATUS).\n' +
-        'Below the table: agents whose CLI quit by itself, with its exit code and last line on screen.\n\n' +
-        'Example:\n  synapse list --json | jq ".[].agent_id"',
+      '\nColumns: ID, NAME, TYPE, ROLE, STATUS, CURRENT (task preview; in the monitor with its elapsed time),\n' +
+        'PORT, TRANSPORT, EDITING_FILE, WORKING_DIR, SKILL_SET. Choose and order them with settings list.columns\n' +
+        '(synapse config set list.columns ID,NAME,STATUS); unset, the table shows ID NAME TYPE ROLE STATUS\n' +
+        'CURRENT PORT EDITING_FILE WORKING_DIR and the monitor ID NAME TYPE ROLE STATUS CURRENT TRANSPORT\n' +
+        'WORKING_DIR SKILL_SET EDITING_FILE. Below the table: agents whose CLI quit by itself, with its exit code.\n\n' +
+        'The monitor updates as statuses change. Keys: 1-9 select a row, ↑/↓ move, Enter or j jump to the\n' +
+        "agent's pane (synapse jump), K kill it (asks y/n), / filter by type, name or directory, ESC clear, q quit.\n" +
+        'guides/monitor.md.\n\n' +
+        'Examples:\n  synapse list                              the live monitor (on a terminal)\n' +
+        '  synapse list --plain                      the table, once\n' +
+        '  synapse list --json | jq ".[].agent_id"',
     )
-    .action(async (flags: { json?: boolean }) => {
-      const { listAgents } = await import('./lifecycle.js');
-      listAgents(flags, processIo());
+    .action(async (flags: { json?: boolean; plain?: boolean }) => {
+      const { listCommand } = await import('./list-monitor.js');
+      await listCommand(flags, processIo());
     });
 
   program

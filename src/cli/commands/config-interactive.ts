@@ -1,5 +1,5 @@
 import { envVarSpec, ENV_VARS } from '../../config/env-vars.js';
-import { APPROVAL_MODES, FLOWS, LIST_COLUMNS } from '../../config/keys.js';
+import { APPROVAL_MODES, FLOWS, LIST_COLUMNS, TABLE_COLUMNS } from '../../config/keys.js';
 import { readSettingsFileRaw, settingsFile, SCOPES, type Scope } from '../../config/settings-file.js';
 import { resolveSettings } from '../../config/settings.js';
 import { ExitRequest } from '../exit.js';
@@ -47,7 +47,7 @@ async function askValue(key: string, current: string): Promise<string> {
   if (key === 'approvalMode') return pick(APPROVAL_MODES);
   if (key === 'a2a.flow') return pick(FLOWS);
   if (key === 'list.columns') {
-    const chosen = current ? current.split(',') : [...LIST_COLUMNS];
+    const chosen: readonly string[] = current ? current.split(',') : TABLE_COLUMNS;
     const picked = await checkbox({
       message: 'list.columns (none = remove)',
       choices: LIST_COLUMNS.map((value) => ({ value, checked: chosen.includes(value) })),

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import { formatLogChunk, formatLogLine } from '../log-lines.js';
-import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { withTaskBoard } from '../../store/board.js';
-import { locksHeldBy } from '../../store/file-safety.js';
+import { editingFileOf, locksHeldBy } from '../../store/file-safety.js';
 import { boardDbPath } from '../../store/settings.js';
 import { formatDuration } from '../../store/duration.js';
 import { requestJson } from '../../a2a/http-json.js';
@@ -16,7 +15,8 @@ import { findAgent, openRegistry } from '../../registry/lookup.js';
 import { writtenByOriginal, type RegistryEntry } from '../../registry/entry.js';
 import type { CommandIo } from '../io.js';
 import { preview, renderTable } from '../table.js';
-import { loadSettings } from '../../config/settings.js';
+import { listColumns } from '../../config/settings.js';
+import { editingText, skillSetOf, transportOf, type Editing } from '../../monitor/columns.js';
 import { envSetting } from '../../config/env-setting.js';
 import type { ListColumn } from '../../config/keys.js';
 
@@ -157,15 +157,13 @@ async function closePane(entry: RegistryEntry, io: CommandIo): Promise<void> {
 }
 
 /** The file each agent holds a lock on (first of them, with a count), from its project's store. */
-function editingFiles(live: RegistryEntry[], env: NodeJS.ProcessEnv): Map<string, string> {
-  const out = new Map<string, string>();
+function editingFiles(live: RegistryEntry[], env: NodeJS.ProcessEnv): Map<string, Editing> {
+  const out = new Map<string, Editing>();
   for (const e of live) {
     try {
-      const locks = locksHeldBy(e.working_dir, e.agent_id, env);
-      if (locks.length)
-        out.set(e.agent_id, `${path.relative(e.working_dir, locks[0]!.path) || locks[0]!.path}${locks.length > 1 ? ` (+${locks.length - 1})` : ''}`);
+      out.set(e.agent_id, editingFileOf(e.working_dir, e.agent_id, env));
     } catch {
-      out.set(e.agent_id, '(file-safety db unreadable)');
+      out.set(e.agent_id, 'unreadable');
     }
   }
   return out;
@@ -189,13 +187,22 @@ function recentExits(live: RegistryEntry[], io: CommandIo): string {
   return `Exited recently (the CLI quit by itself):\n${lines.join('\n')}\n`;
 }
 
-/** `synapse list`: the live agents (dead entries are pruned on the way), then the ones whose CLI just exited. */
+/**
+ * `synapse list` printed once (not a terminal, `--json`, `--plain`): the live agents (dead entries
+ * are pruned on the way), then the ones whose CLI just exited. `--json`: the registry entries as
+ * they are, each with `editing_file` (the file it holds a lock on, or null).
+ */
 export function listAgents(flags: { json?: boolean }, io: CommandIo): void {
   const { entries: live, problems } = openRegistry(io.env).scanLive();
   // Files that are not entries (corrupt, or another program's) are left alone, and said so.
   for (const p of problems) io.err(`skipped registry file ${p.file}: ${p.reason}\n`);
+  const editing = editingFiles(live, io.env);
   if (flags.json) {
-    io.out(`${JSON.stringify(live, null, 2)}\n`);
+    const withEditing = live.map((e) => {
+      const file = editing.get(e.agent_id);
+      return { ...e, editing_file: file && file !== 'unreadable' ? file.file : null };
+    });
+    io.out(`${JSON.stringify(withEditing, null, 2)}\n`);
     return;
   }
   const exits = recentExits(live, io);
@@ -203,7 +210,7 @@ export function listAgents(flags: { json?: boolean }, io: CommandIo): void {
     io.out(`No agents running. Start one with \`synapse start echo\` or \`synapse claude\`.\n${exits}`);
     return;
   }
-  const editing = editingFiles(live, io.env);
+  const now = Date.now();
   const cells = (e: RegistryEntry): Record<ListColumn, string> => ({
     ID: e.agent_id,
     NAME: e.name ?? '-',
@@ -212,14 +219,17 @@ export function listAgents(flags: { json?: boolean }, io: CommandIo): void {
     STATUS: e.status,
     CURRENT: preview(e.current_task_preview, 32),
     PORT: String(e.port),
-    EDITING_FILE: editing.get(e.agent_id) ?? '-',
+    TRANSPORT: transportOf(e, now),
+    EDITING_FILE: editingText(editing.get(e.agent_id) ?? null),
     WORKING_DIR: e.working_dir,
+    SKILL_SET: skillSetOf(e),
   });
   // The columns and their order: settings `list.columns` (SYNAPSE_LIST_COLUMNS).
-  const columns = loadSettings(io.cwd, io.env).list.columns;
+  const columns = listColumns(io.cwd, io.env, 'table');
   const rows = live.map((e: RegistryEntry) => {
     const row = cells(e);
-    return columns.map((c) => row[c]);
+    // Entries hold peers' text: no control character of theirs reaches the terminal.
+    return columns.map((c) => row[c].replace(/[\p{Cc}]/gu, ''));
   });
   io.out(`${renderTable([...columns], rows)}\n${leaseNotes(live)}${exits}`);
 }
@@ -272,6 +282,12 @@ function accepting(live: Record<string, unknown> | null, why: string | null): st
   if (typeof live.ready_for_messages === 'boolean') return live.ready_for_messages ? 'yes' : 'not yet (starting)';
   if (typeof live.ready === 'boolean') return live.ready ? 'yes' : `not now (${typeof live.readiness_reason === 'string' ? live.readiness_reason : 'busy'})`;
   return 'unknown';
+}
+
+/** ` (holds 2 file locks)`: why the agent reports the status it does, when it says (the compound status). */
+function statusReason(live: Record<string, unknown> | null): string {
+  const reason = live?.status_reason;
+  return typeof reason === 'string' && reason ? ` (${preview(reason.replace(/\p{Cc}/gu, ' '), 80)})` : '';
 }
 
 /** A line when the agent cannot write the history (a full disk): why, and how much waits in memory. */
@@ -345,7 +361,7 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
     return;
   }
   const lines = [
-    `${entry.agent_id}${entry.name ? ` (${entry.name})` : ''}  ${entry.agent_type}  ${typeof live?.status === 'string' ? live.status : entry.status}`,
+    `${entry.agent_id}${entry.name ? ` (${entry.name})` : ''}  ${entry.agent_type}  ${typeof live?.status === 'string' ? live.status : entry.status}${statusReason(live)}`,
     `  synapse      ${original ? 'the original (Python): its entry and GET /status' : entry.synapse_version}`,
     `  endpoint     ${entry.endpoint}`,
     `  pid          ${entry.pid}`,

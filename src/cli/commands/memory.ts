@@ -17,7 +17,8 @@ async function withMemory<T>(io: CommandIo, fn: (m: SharedMemory) => T | Promise
     throw new SynapseError('usage', 'shared memory is disabled (SYNAPSE_SHARED_MEMORY_ENABLED is off); unset it or set it to true to use memory commands');
   }
   const { SharedMemory } = await import('../../store/memory.js');
-  const memory = SharedMemory.forProject(projectDir(io));
+  const { secretRedactor } = await import('../../redact.js');
+  const memory = SharedMemory.forProject(projectDir(io), { redact: secretRedactor(io.env) });
   try {
     return await fn(memory);
   } finally {

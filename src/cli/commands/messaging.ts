@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { processIo } from '../io.js';
 import type { ReplyFlags } from './reply.js';
 import type { SendFlags } from './send.js';
+import type { ShellFlags } from './shell.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -54,6 +55,30 @@ export function registerMessagingCommands(program: Command): void {
     .action(async (target: string, message: string | undefined, flags: SendFlags) => {
       const { sendCommand } = await import('./send.js');
       await sendCommand(target, message, flags, processIo());
+    });
+
+  program
+    .command('shell')
+    .description('An interactive prompt: @codex <message> sends and shows the answer as it arrives')
+    .option('--to <agent>', 'the default target for lines without @ (change it with /to)')
+    .option('--timeout <seconds>', 'stop waiting for an answer after this long (the task goes on)', '600')
+    .option('-f, --from <agent>', 'send as this agent (default: as synapse send)')
+    .addHelpText(
+      'after',
+      `
+In the shell:
+  @codex review src/app.ts            send to codex; its answer is printed when it arrives
+  @codex,gemini compare these plans   several agents at once; each answer as it arrives
+  @all stand-up: what are you on?     every other agent in this project
+  fix the flaky test                  to the default target (--to or /to), else refused
+  /to reviewer  /list  /help  exit    Tab completes agent names after @; history in ~/.synapse/shell_history
+
+Lines can be piped in too; the shell exits after the last answer:
+  printf '@echo hello\n' | synapse shell`,
+    )
+    .action(async (flags: ShellFlags) => {
+      const { shellCommand } = await import('./shell.js');
+      await shellCommand(flags, processIo());
     });
 
   program

@@ -247,6 +247,8 @@ export interface DeliveryOptions {
   coordination?: boolean;
   /** `--json`: a backpressure refusal is printed as a JSON receipt before the error. */
   json?: boolean;
+  /** With mode `wait`: false leaves following the task to the caller (`synapse shell` follows several at once). */
+  follow?: boolean;
 }
 
 export interface Delivery {
@@ -285,9 +287,11 @@ export async function deliverMessage(targetArg: string, text: string, opts: Deli
   }
   if (link.kind === 'create') {
     const { createLinkedTask } = await import('../../store/board.js');
+    // The board keeps the text: credentials are redacted there (issue 21 §4); the message is not.
+    const redact = (await import('../../redact.js')).secretRedactor(io.env);
     createLinkedTask(target.working_dir, {
-      subject: text.split('\n')[0]!.slice(0, 200),
-      description: text,
+      subject: redact(text.split('\n')[0]!.slice(0, 200)),
+      description: redact(text),
       assignee: target.agent_id,
       a2a_task_id: taskId,
       created_by: sender.id,
@@ -311,7 +315,7 @@ export async function deliverMessage(targetArg: string, text: string, opts: Deli
       io.out(`${JSON.stringify({ task_id: null, target: target.agent_id, status: 'refused', receipt: 'queue_full', ...err.details })}\n`);
     throw err;
   });
-  const done = mode === 'wait' ? await waitForAnswer(target, task, timeoutMs, io) : null;
+  const done = mode === 'wait' && opts.follow !== false ? await waitForAnswer(target, task, timeoutMs, io) : null;
   return { target, mode, task, done, fromAgent: Boolean(sender.entry) };
 }
 

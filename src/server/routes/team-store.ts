@@ -1,3 +1,4 @@
+import { secretRedactor } from '../../redact.js';
 import { loadSchemas } from '../schema-registry.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
@@ -152,7 +153,7 @@ const memoryRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (ap
   let memory: SharedMemory | null = null;
   const notes = () => {
     if (!sharedMemoryEnabled(opts.env)) throw new SynapseError('not_found', 'shared memory is disabled on this agent (SYNAPSE_SHARED_MEMORY_ENABLED is off)');
-    return (memory ??= SharedMemory.forProject(opts.workingDir));
+    return (memory ??= SharedMemory.forProject(opts.workingDir, { redact: secretRedactor(opts.env) }));
   };
   const wire = (m: Memory) => wireMemory(m, opts.workingDir);
   app.addHook('onClose', async () => memory?.close());

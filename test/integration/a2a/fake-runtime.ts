@@ -99,7 +99,14 @@ export function fakeRuntime(opts: { port: number; thinkMs?: number }): FakeRunti
     teamOp: async () => {
       throw new SynapseError('invalid_input', 'the fake runtime spawns nothing');
     },
-    status: () => ({ status: 'READY', current_task: null, queued: 0, ready_for_messages: phase === 'running', started_at: new Date().toISOString() }),
+    status: () => ({
+      status: 'READY',
+      status_reason: null,
+      current_task: null,
+      queued: 0,
+      ready_for_messages: phase === 'running',
+      started_at: new Date().toISOString(),
+    }),
     acceptingMessages: () => phase !== 'stopping',
     peers: () => [],
     admit: () => undefined,

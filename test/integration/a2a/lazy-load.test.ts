@@ -2,10 +2,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import type * as NodePty from 'node-pty';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
-import { cleanupAll, freePort, getJson, ROOT, runCli, startHeadless, tempHome, waitFor, type AgentHandle } from '../../support/synapse.js';
+import { BIN, cleanupAll, freePort, getJson, ROOT, runCli, startHeadless, tempHome, waitFor, type AgentHandle } from '../../support/synapse.js';
 import { sendRequest } from './sdk-client.js';
 
 /**
@@ -13,6 +15,7 @@ import { sendRequest } from './sdk-client.js';
  * not loaded it, and the first request over every binding right after start still succeeds.
  * Which modules a process loaded is read from the process itself (test/support/module-trace.mjs).
  */
+const pty = createRequire(import.meta.url)('node-pty') as typeof NodePty;
 const t = tempHome();
 const stops: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -110,6 +113,8 @@ describe('an idle agent', () => {
     expect(idle.filter((p) => /\/node_modules\/(@modelcontextprotocol\/sdk|zod|smol-toml)\//.test(p))).toEqual([]);
     // Nor the settings/skills schemas (TypeBox), the YAML parser or the prompts.
     expect(idle.filter((p) => /\/node_modules\/(typebox|yaml|@inquirer)\//.test(p))).toEqual([]);
+    // Nor the live monitor's Ink and React.
+    expect(idle.filter((p) => MONITOR_ONLY.test(p))).toEqual([]);
 
     // The first JSON-RPC request loads the SDK, not gRPC; the first gRPC call loads gRPC.
     expect((await rpc(`${endpoint}/a2a/jsonrpc`, sendMessage('over json-rpc'))).result.task.status.state).toBe('TASK_STATE_COMPLETED');
@@ -121,17 +126,56 @@ describe('an idle agent', () => {
   });
 });
 
+/** The live monitor's libraries: Ink, React and what only they bring. */
+const MONITOR_ONLY = /\/node_modules\/(ink|react|react-reconciler|yoga-layout|string-width|ansi-escapes|scheduler)\//;
+
+/** Runs one CLI command with the module trace on; the modules its process loaded. */
+async function traced(args: string[], env: NodeJS.ProcessEnv = t.env): Promise<string[]> {
+  const dir = fs.mkdtempSync(path.join(t.home, 'trace-'));
+  const tracer = pathToFileURL(path.join(ROOT, 'test/support/module-trace.mjs')).href;
+  const r = await runCli(args, { env: { ...env, NODE_OPTIONS: `--import=${tracer}`, MODULE_TRACE_DIR: dir } });
+  expect(r.code, r.stderr).toBe(0);
+  const [file] = fs.readdirSync(dir);
+  return fs.readFileSync(path.join(dir, file!), 'utf8').split('\n').filter(Boolean);
+}
+
+const libsIn = (modules: string[], pattern: RegExp) => [...new Set(modules.filter((p) => pattern.test(p)).map((p) => pattern.exec(p)![1]))];
+
 describe('a plain command', () => {
   it('`synapse list` loads no schema library, YAML parser, prompts, MCP SDK or HTTP server (each costs start-up time)', async () => {
-    const dir = fs.mkdtempSync(path.join(t.home, 'trace-'));
-    const tracer = pathToFileURL(path.join(ROOT, 'test/support/module-trace.mjs')).href;
-    const r = await runCli(['list', '--json'], { env: { ...t.env, NODE_OPTIONS: `--import=${tracer}`, MODULE_TRACE_DIR: dir } });
-    expect(r.code, r.stderr).toBe(0);
-    const [file] = fs.readdirSync(dir);
-    const modules = fs.readFileSync(path.join(dir, file!), 'utf8').split('\n').filter(Boolean);
+    const modules = await traced(['list', '--json']);
     expect(modules.some((p) => p.includes('/dist/cli/program.js'))).toBe(true);
     const heavy = /\/node_modules\/(typebox|yaml|@inquirer|@modelcontextprotocol|zod|smol-toml|fastify|@a2a-js|@grpc)\//;
-    expect([...new Set(modules.filter((p) => heavy.test(p)).map((p) => heavy.exec(p)![1]))]).toEqual([]);
+    expect(libsIn(modules, heavy)).toEqual([]);
+  });
+
+  it.each(['list --json', 'list --plain', 'list', 'profiles --json', 'config get list.columns'])(
+    '`synapse %s` without a terminal does not load Ink or React (only the live monitor does)',
+    async (command) => {
+      const modules = await traced(command.split(' '));
+      expect(modules.some((p) => p.includes('/dist/cli/program.js'))).toBe(true);
+      expect(libsIn(modules, MONITOR_ONLY)).toEqual([]);
+    },
+  );
+
+  it('`synapse list` on a terminal (the monitor) loads Ink and React: the check above would see them', async () => {
+    const dir = fs.mkdtempSync(path.join(t.home, 'trace-'));
+    const tracer = pathToFileURL(path.join(ROOT, 'test/support/module-trace.mjs')).href;
+    const env: NodeJS.ProcessEnv = { ...t.env, NODE_OPTIONS: `--import=${tracer}`, MODULE_TRACE_DIR: dir, TERM: 'xterm-256color' };
+    delete env.CI; // in CI mode Ink prints only its last frame
+    const term = pty.spawn(process.execPath, [BIN, 'list'], { name: 'xterm-256color', cols: 120, rows: 30, cwd: t.home, env });
+    const exited = new Promise<number>((resolve) => term.onExit(({ exitCode }) => resolve(exitCode)));
+    let screen = '';
+    term.onData((d) => (screen += d));
+    try {
+      await waitFor(() => screen.includes('Synapse agents'), 15_000, 'the monitor on screen');
+      term.write('q');
+      expect(await exited).toBe(0);
+    } finally {
+      term.kill();
+    }
+    const modules = fs.readdirSync(dir).flatMap((f) => fs.readFileSync(path.join(dir, f), 'utf8').split('\n'));
+    expect(libsIn(modules, MONITOR_ONLY)).toEqual(expect.arrayContaining(['ink', 'react']));
   });
 });
 

@@ -47,10 +47,20 @@ describe('synapse list and status', () => {
     const task = withTaskBoard(project, (b) => b.create({ subject: 'parse', assignee: 'one' }));
 
     const listed = await json((c) => listAgents({ json: true }, c));
-    expect(listed).toEqual([expect.objectContaining({ agent_id: a.agentId, name: 'one', role: 'first of two', working_dir: project })]);
+    expect(listed).toEqual([
+      expect.objectContaining({ agent_id: a.agentId, name: 'one', role: 'first of two', working_dir: project, editing_file: 'src/a.ts' }),
+    ]);
     const table = (await run((c) => listAgents({}, c))).stdout.split('\n');
     expect(table[0]).toMatch(/^ID\s+NAME\s+TYPE\s+ROLE\s+STATUS\s+CURRENT\s+PORT\s+EDITING_FILE\s+WORKING_DIR$/);
     expect(table[1]).toMatch(new RegExp(`^${a.agentId}\\s+one\\s+echo\\s+first of two\\s+\\S+\\s+-\\s+${a.port}\\s+src/a\\.ts \\(\\+1\\)\\s+${project}$`));
+    // The columns a setting picks, TRANSPORT and SKILL_SET among them.
+    const picked = (await run((c) => listAgents({}, c), { env: { ...t.env, SYNAPSE_LIST_COLUMNS: 'name,transport,skill_set,editing_file' } })).stdout.split(
+      '\n',
+    );
+    expect(picked.slice(0, 2)).toEqual([
+      expect.stringMatching(/^NAME\s+TRANSPORT\s+SKILL_SET\s+EDITING_FILE$/),
+      expect.stringMatching(/^one\s+HTTP\s+-\s+src\/a\.ts \(\+1\)$/),
+    ]);
 
     const status = await json((c) => agentStatus('one', { json: true }, c));
     expect(status).toMatchObject({

@@ -179,7 +179,8 @@ describe('agent lifecycle and registry', () => {
     const card = (await getJson(`${a.endpoint}/.well-known/agent.json`)).body;
     expect(card.name).toBe('carda');
     expect(card.url).toBe(a.endpoint);
-    expect(card.extensions.synapse).toMatchObject({ agent_id: a.agentId, pty_wrapped: true, priority_interrupt: true });
+    expect(card.extensions.synapse).toMatchObject({ agent_id: a.agentId, pty_wrapped: true, priority_interrupt: true, at_agent_syntax: true });
+    expect(card.extensions.synapse.addressable_as).toEqual([`@${a.agentId}`, '@echo', '@carda']);
     const ctx = card.extensions['x-synapse-context'];
     expect(ctx.identity).toContain(a.agentId);
     expect(ctx.routing_rules.length).toBeGreaterThan(0);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { effectiveEnv, loadSettings, resolveSettings } from '../../../src/config/settings.js';
+import { effectiveEnv, listColumns, loadSettings, resolveSettings } from '../../../src/config/settings.js';
 
 const trustAll = () => true;
 
@@ -55,6 +55,26 @@ describe('scopes: user < project < local < environment, with where each value ca
     expect(r.settings.a2a.flow).toBe('roundtrip');
     expect(r.entries.get('a2a.flow')?.origin).toEqual({ source: 'env' });
     expect(r.settings.list.columns).toEqual(['NAME', 'STATUS']);
+  });
+
+  it('list.columns unset: the printed table keeps its columns and the live monitor shows its own; set, both show it', () => {
+    expect(listColumns(project, env(), 'table')).toEqual(['ID', 'NAME', 'TYPE', 'ROLE', 'STATUS', 'CURRENT', 'PORT', 'EDITING_FILE', 'WORKING_DIR']);
+    expect(listColumns(project, env(), 'monitor')).toEqual([
+      'ID',
+      'NAME',
+      'TYPE',
+      'ROLE',
+      'STATUS',
+      'CURRENT',
+      'TRANSPORT',
+      'WORKING_DIR',
+      'SKILL_SET',
+      'EDITING_FILE',
+    ]);
+    write(projectFile(), { list: { columns: ['NAME', 'SKILL_SET', 'TRANSPORT'] } });
+    expect(listColumns(project, env(), 'table')).toEqual(['NAME', 'SKILL_SET', 'TRANSPORT']);
+    expect(listColumns(project, env(), 'monitor')).toEqual(['NAME', 'SKILL_SET', 'TRANSPORT']);
+    expect(listColumns(project, env({ SYNAPSE_LIST_COLUMNS: 'id,status' }), 'monitor')).toEqual(['ID', 'STATUS']);
   });
 
   it('env blocks merge by scope into the effective environment, under the process environment', () => {
@@ -186,5 +206,20 @@ describe('schema errors name the file, the key and the expected type', () => {
   it('a settings file that holds no object is an error that names it', () => {
     const file = write(localFile(), '[1, 2]');
     expect(() => loadSettings(project, env())).toThrow(`${file} must hold a JSON object`);
+  });
+});
+
+describe('resume_flags (the original key) and resumeFlags', () => {
+  it('a later scope replaces a profile list, other profiles keep theirs; both spellings are read', () => {
+    write(userFile(), { resume_flags: { claude: ['--my-resume'], codex: ['resume'] } });
+    write(projectFile(), { resumeFlags: { claude: ['-z'] } });
+    const r = resolveSettings(project, env());
+    expect(r.settings.resumeFlags).toEqual({ claude: ['-z'], codex: ['resume'] });
+    expect(r.entries.get('resume_flags.claude')).toEqual({ value: ['-z'], origin: { source: 'project', file: projectFile() } });
+  });
+
+  it('refuses a list that is not an array of flags', () => {
+    write(userFile(), { resume_flags: { claude: '--resume' } });
+    expect(() => loadSettings(project, env())).toThrow(/resume_flags/);
   });
 });

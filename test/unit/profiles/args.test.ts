@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeArgs } from '../../../src/profiles/args.js';
+import { isResuming, mergeArgs } from '../../../src/profiles/args.js';
 import { codexProfile } from '../../../src/profiles/codex.js';
 import { echoProfile } from '../../../src/profiles/echo.js';
 import { geminiProfile } from '../../../src/profiles/gemini.js';
@@ -53,5 +53,21 @@ describe('mergeArgs: a flag the profile passes and the user passes again goes to
 
   it('gemini passes no args of its own: the user args are the command line', () => {
     expect(mergeArgs(geminiProfile, geminiProfile.args, ['--yolo', '--resume', 'latest'])).toEqual({ args: ['--yolo', '--resume', 'latest'], dropped: [] });
+  });
+});
+
+describe('isResuming (resume flags)', () => {
+  it('matches a flag exactly, and --flag=value for flags starting with -, as the original', () => {
+    expect(isResuming(['--resume', '-r'], ['--model', 'x', '-r'])).toBe(true);
+    expect(isResuming(['--resume', '-r'], ['--resume=abc'])).toBe(true);
+    expect(isResuming(['--resume'], ['--resumed'])).toBe(false);
+    // A positional (codex's `resume`) matches only as itself.
+    expect(isResuming(['resume'], ['resume', '--last'])).toBe(true);
+    expect(isResuming(['resume'], ['resume=x'])).toBe(false);
+    expect(isResuming([], ['--resume'])).toBe(false);
+  });
+
+  it('gives Gemini -r as well as --resume, as the original', () => {
+    expect(isResuming(geminiProfile.resumeFlags, ['-r', '3'])).toBe(true);
   });
 });

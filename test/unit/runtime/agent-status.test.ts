@@ -47,3 +47,38 @@ describe('AgentStatusModel DONE hold', () => {
     expect(model.status).toBe('DONE');
   });
 });
+
+describe('AgentStatusModel compound status (file locks)', () => {
+  it('reports PROCESSING with the reason while an idle agent holds locks, READY once they are gone', () => {
+    const t = manualClock(0);
+    const model = new AgentStatusModel(t.clock);
+    const changes: string[] = [];
+    model.on('change', (next: string) => changes.push(next));
+    model.setScreen('READY');
+    expect(model.status).toBe('READY');
+    model.setLocksHeld(2);
+    expect(model.status).toBe('PROCESSING');
+    expect(model.reason).toBe('holds 2 file locks');
+    model.setLocksHeld(1);
+    expect(model.reason).toBe('holds 1 file lock');
+    model.setLocksHeld(0);
+    expect(model.status).toBe('READY');
+    expect(model.reason).toBeNull();
+    expect(changes).toEqual(['READY', 'PROCESSING', 'READY']);
+  });
+
+  it('lets WAITING and a finished task show through: locks only stop an idle READY', () => {
+    const t = manualClock(0);
+    const model = new AgentStatusModel(t.clock);
+    model.setScreen('READY');
+    model.setLocksHeld(1);
+    model.taskFinished();
+    expect(model.status).toBe('DONE');
+    model.setScreen('WAITING');
+    expect(model.status).toBe('WAITING');
+    expect(model.reason).toBeNull();
+    t.fireTimers();
+    model.setScreen('READY');
+    expect(model.status).toBe('PROCESSING');
+  });
+});
