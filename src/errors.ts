@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'conflict'
   | 'not_awaiting_plan'
   | 'delegate_mode'
+  | 'spawn_depth_exceeded'
   | 'lock_held'
   | 'blocked'
   | 'database_error'

@@ -18,8 +18,12 @@ export interface DetachedAgent {
      * it), or a name / true for the agent to make it (`synapse spawn` in the background).
      */
     worktree?: { name: string; path: string; branch: string } | string | true | undefined;
+    /** The lease of a spawned helper (`synapse spawn --keep-idle`): ends after this long READY with no task. */
+    keepIdleMs?: number | undefined;
+    /** The lease: ends after this many answered tasks (`--keep-turns`). */
+    keepTurns?: number | undefined;
   };
-  /** More registry entry fields (`synapse spawn`: `spawned_by_pid`, `skill_set`). */
+  /** More registry entry fields (`synapse spawn`: `spawned_by_pid`, `skill_set`, `spawn_depth`). */
   extras?: Record<string, unknown> | undefined;
 }
 

@@ -2,7 +2,7 @@ import { isSynapseError, type ErrorCode } from '../errors.js';
 
 /**
  * Exit codes, one per error family (documented in `synapse --help` and the README's "Commands"):
- * 0 ok · 1 usage, bad input, working-dir mismatch, other errors · 2 unknown profile, CLI not found, or the
+ * 0 ok · 1 usage, bad input, working-dir mismatch, spawn depth exceeded, other errors · 2 unknown profile, CLI not found, or the
  * CLI exited during start-up
  * · 3 target not found or ambiguous · 4 target not ready (or its inbox is full of your messages) · 5 delivery failed / agent unreachable / a queued message expired
  * · 6 answer timed out.
@@ -15,6 +15,7 @@ const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
   working_dir_mismatch: 1,
   not_awaiting_plan: 1,
   delegate_mode: 1,
+  spawn_depth_exceeded: 1,
   unknown_profile: 2,
   command_not_found: 2,
   cli_exited: 2,

@@ -1,4 +1,5 @@
 import { effectiveEnv } from '../config/settings.js';
+import { projectTrustCheck } from '../registry/project-trust.js';
 
 /**
  * What a command needs from the process that runs it. Every command is a function of its
@@ -9,6 +10,12 @@ import { effectiveEnv } from '../config/settings.js';
 export interface CommandIo {
   /** The environment (`SYNAPSE_*`, `HOME`); nothing in a command reads `process.env`. */
   readonly env: NodeJS.ProcessEnv;
+  /**
+   * The environment before the settings files' `env` blocks were merged into `env` (the process's),
+   * so that `env` can be made again once the user trusts the project's (cli/project-trust.ts).
+   * Absent: `env` is all there is.
+   */
+  readonly baseEnv?: NodeJS.ProcessEnv;
   /** The working directory relative paths and the project are resolved against. */
   readonly cwd: string;
   /** Writes to standard output as is (no newline added). */
@@ -28,12 +35,14 @@ export interface CommandIo {
 /**
  * The running process as a `CommandIo`. Streams are touched only when a command uses them.
  * `env` is the effective environment: the settings files' `env` blocks under the process's (a bad
- * settings file stops the command with an error naming it); `rawEnv` skips the files, for the
- * commands that repair them (`config`, `init`, `reset`).
+ * settings file stops the command with an error naming it; the project's files' only when the user
+ * trusts them, `synapse trust`); `rawEnv` skips the files, for the commands that repair them
+ * (`config`, `init`, `reset`).
  */
 export function processIo(opts: { rawEnv?: boolean } = {}): CommandIo {
   return {
-    env: opts.rawEnv ? process.env : effectiveEnv(process.cwd(), process.env),
+    env: opts.rawEnv ? process.env : effectiveEnv(process.cwd(), process.env, projectTrustCheck(process.env)),
+    baseEnv: process.env,
     cwd: process.cwd(),
     out: (text) => void process.stdout.write(text),
     err: (text) => void process.stderr.write(text),

@@ -150,7 +150,7 @@ export const ENV_VARS = {
     kind: 'flag',
     default: false,
     strict: true,
-    description: 'Set to 1 (environment or user settings only): run the hooks of project and local settings files.',
+    description: 'Set to 1 (environment or user settings only): trust the env and hooks of every project without asking (see `synapse trust`).',
   },
   SYNAPSE_SCREEN_TRACE: { kind: 'text', defaultText: '(off)', description: 'A file to append every screen reading and delivery step to (diagnosis).' },
   SYNAPSE_AGENT_ID: {
@@ -295,6 +295,23 @@ export const ENV_VARS = {
     kind: 'flag',
     default: true,
     description: 'On exit of an interactive named agent, ask "Save this agent definition for reuse? [y/N]" (false: never ask).',
+  },
+  // issue 21 §6: helpers end by themselves (leases) and a depth guard on spawning.
+  SYNAPSE_MAX_SPAWN_DEPTH: {
+    kind: 'number',
+    default: 2,
+    integer: true,
+    min: 0,
+    unit: 'levels',
+    description:
+      'How deep agents may spawn agents: one started by a person is depth 0, one it spawns depth 1 …; `synapse spawn` (and POST /spawn, /team/start) refuses to start one deeper than this.',
+  },
+  SYNAPSE_SPAWN_DEPTH: {
+    kind: 'number',
+    integer: true,
+    min: 0,
+    setBySynapse: true,
+    description: 'The depth of an agent spawned by an agent (its registry entry says `spawn_depth` too); set for it and its CLI.',
   },
   // issue 16, sessions
   SYNAPSE_RESUME_TIMEOUT: {

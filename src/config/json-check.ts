@@ -1,7 +1,8 @@
 /**
  * Checks a value against the JSON Schema that TypeBox emits for the settings file, for the few
  * keywords that schema uses (type, const, anyOf, properties, required, additionalProperties,
- * patternProperties, items, minItems). The first problem is returned with its path; null = valid.
+ * patternProperties, items, minItems, pattern, minimum). The first problem is returned with its
+ * path; null = valid.
  */
 export interface JsonSchema {
   type?: string;
@@ -13,6 +14,8 @@ export interface JsonSchema {
   patternProperties?: Record<string, JsonSchema>;
   items?: JsonSchema;
   minItems?: number;
+  pattern?: string;
+  minimum?: number;
 }
 
 export interface CheckProblem {
@@ -43,6 +46,8 @@ export function checkJson(schema: JsonSchema, value: unknown, path: string[] = [
   if (schema.anyOf) return schema.anyOf.some((s) => checkJson(s, value, path) === null) ? null : { path, kind: 'type' };
   if (!typeOk(schema.type, value)) return { path, kind: 'type' };
   if ('const' in schema && schema.const !== value) return { path, kind: 'type' };
+  if (schema.pattern !== undefined && typeof value === 'string' && !new RegExp(schema.pattern).test(value)) return { path, kind: 'type' };
+  if (schema.minimum !== undefined && typeof value === 'number' && value < schema.minimum) return { path, kind: 'type' };
   if (Array.isArray(value)) {
     if (schema.minItems !== undefined && value.length < schema.minItems) return { path, kind: 'type' };
     for (const [i, item] of value.entries()) {

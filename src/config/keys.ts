@@ -31,6 +31,9 @@ export const MONITOR_COLUMNS: readonly ListColumn[] = [
 ];
 export type HookEvent = 'on_idle' | 'on_task_completed';
 
+/** A duration as `synapse spawn --keep-idle` takes it: `600` (seconds), `90s`, `10m`, `1h30m`; `0` = none. */
+export const DURATION_PATTERN = '^(\\d+(\\.\\d+)?|(\\d+(\\.\\d+)?(ms|s|m|h|d|w))+)$';
+
 /** A key of the settings files other than an `env.SYNAPSE_*` one. */
 export interface SettingKey {
   key: string;
@@ -81,6 +84,18 @@ export const SETTING_KEYS: readonly SettingKey[] = [
     description: 'The start-up instruction of one profile (claude, codex, gemini, opencode, copilot, echo) instead of the default.',
   },
   {
+    key: 'spawn.keepIdle',
+    type: 'string (a duration: 600, 90s, 10m, 1h30m; 0 = none)',
+    default: '(none)',
+    description: 'The lease of an agent `synapse spawn` (or POST /spawn) starts: it ends by itself after this long READY with no task (`--keep-idle` wins).',
+  },
+  {
+    key: 'spawn.keepTurns',
+    type: 'integer (0 = none)',
+    default: '(none)',
+    description: 'The lease of an agent `synapse spawn` (or POST /spawn) starts: it ends by itself after this many answered tasks (`--keep-turns` wins).',
+  },
+  {
     key: 'resume_flags.<profile>',
     type: 'array of strings (CLI flags)',
     default: "(the profile's: claude --continue --resume -c -r; codex resume; gemini --resume -r; …)",
@@ -91,13 +106,13 @@ export const SETTING_KEYS: readonly SettingKey[] = [
     key: 'hooks.on_idle',
     type: 'string (a shell command)',
     default: '',
-    description: 'Run when the agent turns idle; a non-zero exit keeps it from being reported READY. Project/local: only if trusted.',
+    description: 'Run when the agent turns idle; a non-zero exit keeps it from being reported READY. Project/local: only once trusted (synapse trust).',
   },
   {
     key: 'hooks.on_task_completed',
     type: 'string (a shell command)',
     default: '',
-    description: 'Run before a task completes; a non-zero exit fails the task with the output. Project/local: only if trusted.',
+    description: 'Run before a task completes; a non-zero exit fails the task with the output. Project/local: only once trusted (synapse trust).',
   },
 ];
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { APPROVAL_MODES, FLOWS, LIST_COLUMNS } from './keys.js';
+import { APPROVAL_MODES, DURATION_PATTERN, FLOWS, LIST_COLUMNS } from './keys.js';
 
 /**
  * The one schema of a settings file (user, project and local alike). The build emits it as
@@ -17,6 +17,12 @@ export const SettingsFileSchema = Type.Object(
     approvalMode: Type.Optional(oneOf(APPROVAL_MODES)),
     a2a: Type.Optional(Type.Object({ flow: Type.Optional(oneOf(FLOWS)) }, { additionalProperties: false })),
     list: Type.Optional(Type.Object({ columns: Type.Optional(Type.Array(oneOf(LIST_COLUMNS), { minItems: 1 })) }, { additionalProperties: false })),
+    spawn: Type.Optional(
+      Type.Object(
+        { keepIdle: Type.Optional(Type.String({ pattern: DURATION_PATTERN })), keepTurns: Type.Optional(Type.Integer({ minimum: 0 })) },
+        { additionalProperties: false },
+      ),
+    ),
     /** The original's key: per profile, the CLI flags that mean "this start resumes a conversation". */
     resume_flags: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String({ minLength: 1 })))),
     /** The same as `resume_flags`, in this project's spelling (`resume_flags` wins when both are given in one file). */

@@ -34,6 +34,7 @@ import { startLockSignal } from './lock-signal.js';
 import { LiveOutput } from './live-output.js';
 import type { UserTerminal } from './passthrough.js';
 import type { PortClaim } from './port-claim.js';
+import { Lease, type LeaseRecord, type LeaseTerms } from './lease.js';
 import { Presence, type AgentIdentity } from './presence.js';
 import { QueuePickup } from './queue-pickup.js';
 import { ReplyCoordinator } from './replies.js';
@@ -73,6 +74,11 @@ export interface AgentOptions {
   extras?: Record<string, unknown>;
   /** No start-up instruction (answered `s` at the approval prompt). */
   skipInstruction?: boolean;
+  /**
+   * A spawned helper's lease (`synapse spawn --keep-idle/--keep-turns`): it ends by itself.
+   * `record` is the registry entry's `lease` object (in `extras`), kept up to date.
+   */
+  lease?: { terms: LeaseTerms; record: LeaseRecord };
   clock?: Clock;
 }
 
@@ -178,6 +184,8 @@ class Agent {
   private readonly gate: StartupGate;
   private readonly liveOutput: LiveOutput;
   private readonly http: AgentHttp;
+  /** Made in `wire` (a spawned helper's lease), null without one. */
+  private lease: Lease | null = null;
   private shutdownPromise: Promise<number> | null = null;
   private stopSweep: () => void = () => undefined;
   /** Takes messages left in the project's queue for this agent (made in `start`, once it serves). */
@@ -277,6 +285,28 @@ class Agent {
     const exposed = exposureWarning(f.host, env);
     if (exposed) log(exposed);
     if (f.droppedArgs.length) log(`passed once: ${f.droppedArgs.join(' ')} (the ${profile.id} profile passes it, and so do the CLI args)`);
+    const withheld = this.opts.extras?.settings_withheld;
+    if (Array.isArray(withheld) && withheld.length > 0)
+      this.logger.warn(
+        `NOT APPLIED: ${withheld.join(', ')} of the project's settings (not trusted); \`synapse trust\` in ${this.opts.cwd} applies them to agents started afterwards`,
+      );
+  }
+
+  /** The helper's lease: when it runs out, the agent ends as a `synapse kill` would end it, once answers in flight are out. */
+  private buildLease(lease: { terms: LeaseTerms; record: LeaseRecord }): Lease {
+    return new Lease({
+      terms: lease.terms,
+      record: lease.record,
+      clock: this.f.clock,
+      status: this.presence.status,
+      inFlight: () => this.delivery.busy,
+      queued: () => this.tasks.store.queued().length > 0,
+      end: (reason) => {
+        this.logger.info(`ending: ${reason}`);
+        this.presence.write();
+        void this.replies.settled().then(() => this.shutdown(reason));
+      },
+    });
   }
 
   private buildDelivery(): DeliveryLoop {
@@ -301,7 +331,8 @@ class Agent {
       framing: { longMessageThreshold: this.f.settings.longMessageThreshold, messageDir: msgDir },
       turnDone: (taskId, output, transcript) => this.replies.turnDone(taskId, output, transcript),
       // Built after the loop (it gives the loop the instruction); asked only once the CLI runs.
-      admits: (task) => this.gate.admits(task),
+      // A helper whose lease is spent takes nothing more.
+      admits: (task) => this.gate.admits(task) && !this.lease?.closed,
       ...(user ? { holdForUser: () => user.holdForUser() } : {}),
     });
   }
@@ -321,7 +352,7 @@ class Agent {
       limits: this.f.settings.limits,
       history: this.history,
       startedAt: this.f.identity.startedAt,
-      isShuttingDown: () => this.shutdownPromise !== null,
+      isShuttingDown: () => this.shutdownPromise !== null || this.lease?.closed === true,
       shutdown: (reason) => void this.shutdown(reason),
       teamOp: async (op, request) =>
         (await import('./team-op.js')).runTeamOp(op, request, { env: this.opts.env, cwd: this.opts.cwd, agentId: this.f.identity.agentId }),
@@ -343,6 +374,9 @@ class Agent {
     });
     this.delivery.on('submitted', (t: Task) => this.replies.delivered(t));
     this.delivery.on('busy', (busy: boolean) => this.presence.status.setTaskInFlight(busy));
+    // Before the entry is written on a status change, so that it shows the lease as it is now.
+    if (this.opts.lease) (this.lease = this.buildLease(this.opts.lease)).start();
+    this.delivery.on('busy', () => this.lease?.check());
     const trace = envSetting(env, 'SYNAPSE_SCREEN_TRACE');
     if (trace) traceScreens(trace, this.session.screen, this.session.tracker, this.delivery, secretRedactor(env));
     this.presence.status.on('change', (next: string, prev: string) => {
@@ -419,9 +453,13 @@ class Agent {
     if (task.metadata.board_task === true && previous !== state) syncBoardTask(this.opts.cwd, identity.agentId, task, this.logger);
     if (TERMINAL_STATES.has(state)) {
       if (this.gate.isBootstrap(task.id)) this.gate.taskEnded(task);
-      else if (cliWork && (previous === 'working' || previous === 'input-required')) this.presence.status.taskFinished();
+      else if (cliWork && (previous === 'working' || previous === 'input-required')) {
+        this.presence.status.taskFinished();
+        if (state === 'completed') this.lease?.answered();
+      }
       if (cliWork) this.presence.taskEnded();
     }
+    this.lease?.check();
     this.presence.write();
   }
 
@@ -483,6 +521,7 @@ class Agent {
       this.logger.info(`shutting down: ${reason}`);
       this.presence.stopping();
       this.pickup?.stop();
+      this.lease?.stop();
       if (this.session.exitedWith === null) {
         this.delivery.stopped(reason);
         await this.session.hangUp();

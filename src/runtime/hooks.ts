@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { envSetting } from '../config/env-setting.js';
 import type { Env } from '../config/env.js';
 import type { HookEvent } from '../config/keys.js';
 import type { Settings } from '../config/settings.js';
@@ -18,27 +17,16 @@ const HOOK_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * The quality gates of the settings (`hooks.on_idle`, `hooks.on_task_completed`): shell commands
- * run in the agent's working directory. A hook from the user's settings runs; one from a project
- * or local file (a cloned repository's) runs only when `SYNAPSE_TRUST_PROJECT_HOOKS=1` is set in
- * the environment or the user's settings: otherwise it is logged once and skipped.
+ * run in the agent's working directory. The settings hold only the hooks that may run: those of
+ * the user's file, and those of the project's files once the user trusts them (`synapse trust`;
+ * config/settings.ts leaves untrusted ones out).
  */
 export class QualityGates {
-  private readonly warned = new Set<HookEvent>();
-
   constructor(private readonly opts: { hooks: Settings['hooks']; env: Env; cwd: string; agentId: string; log: (msg: string) => void }) {}
 
-  /** Whether `event` has a hook that may run. */
+  /** Whether `event` has a hook. */
   has(event: HookEvent): boolean {
-    const hook = this.opts.hooks[event];
-    if (!hook) return false;
-    if (hook.scope === 'user' || envSetting(this.opts.env, 'SYNAPSE_TRUST_PROJECT_HOOKS')) return true;
-    if (!this.warned.has(event)) {
-      this.warned.add(event);
-      this.opts.log(
-        `hooks.${event} from ${hook.file} not run: hooks of project and local settings run only with SYNAPSE_TRUST_PROJECT_HOOKS=1 (environment or ~/.synapse/settings.json)`,
-      );
-    }
-    return false;
+    return this.opts.hooks[event] !== undefined;
   }
 
   /** Runs `event`'s hook (call `has` first); never rejects. */

@@ -33,6 +33,8 @@ function isTrivialOutput(text: string): boolean {
  */
 export class ReplyCoordinator {
   private readonly graceTimers = new Map<string, NodeJS.Timeout>();
+  /** Completions on their way (the gate, the record, the post-back to the sender). */
+  private readonly finishing = new Set<Promise<unknown>>();
 
   constructor(
     private readonly deps: {
@@ -228,7 +230,19 @@ export class ReplyCoordinator {
     return { status: 'failed', text: message, error: taskError(HOOK_FAILED, message, { exit_code: gate.exitCode, output: gate.output, answer: outcome.text }) };
   }
 
-  private async finish(taskId: string, input: Outcome, source: 'reply' | 'output'): Promise<{ task: Task; forward: ForwardResult }> {
+  /** Resolves once no completion is on its way: an agent that ends by itself (its lease) first lets its answers reach their senders. */
+  async settled(): Promise<void> {
+    while (this.finishing.size > 0) await Promise.allSettled([...this.finishing]);
+  }
+
+  private finish(taskId: string, input: Outcome, source: 'reply' | 'output'): Promise<{ task: Task; forward: ForwardResult }> {
+    const done = this.finishNow(taskId, input, source);
+    this.finishing.add(done);
+    void done.finally(() => this.finishing.delete(done)).catch(() => undefined);
+    return done;
+  }
+
+  private async finishNow(taskId: string, input: Outcome, source: 'reply' | 'output'): Promise<{ task: Task; forward: ForwardResult }> {
     const outcome = await this.gated(taskId, input);
     const before = this.deps.tasks.store.get(taskId);
     const task = this.record(taskId, outcome, source);

@@ -19,6 +19,7 @@ const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   conflict: 409,
   not_awaiting_plan: 409,
   delegate_mode: 403,
+  spawn_depth_exceeded: 403,
   lock_held: 409,
   blocked: 409,
   task_not_cancelable: 409,

@@ -3,6 +3,7 @@ import { SynapseError } from '../errors.js';
 import { findProfile, profileNames } from '../profiles/index.js';
 import { liveAgents } from '../registry/lookup.js';
 import { getSkillSet } from '../skills/sets.js';
+import type { LeaseTerms } from './lease.js';
 import type { TerminalKind } from './panes.js';
 import { findSavedAgent } from './saved-agents.js';
 
@@ -25,6 +26,8 @@ export interface SpawnRequest {
    * background (where the spawn then returns with `still_starting`).
    */
   readyWithinMs?: number | undefined;
+  /** The helper's lease (`synapse spawn --keep-idle/--keep-turns`, `POST /spawn`); none for `team start` members. */
+  lease?: LeaseTerms | undefined;
 }
 
 /** The request with the saved agent (if the target is one) filled in; the request's own options win. */

@@ -8,6 +8,7 @@ import { openRegistry } from '../registry/lookup.js';
 import { paneTerminal } from './pane-terminal.js';
 import { chooseTerminal, paneOfEntry, type PaneKind, type PaneRef, type TerminalKind } from './panes.js';
 import { resolveSpawn, type SpawnRequest } from './spawn-request.js';
+import { depthMarks, nextSpawnDepth } from './spawn-depth.js';
 
 /** How a spawned agent is started: the options of `synapse start` (cli/detached.ts) plus entry extras. */
 interface LaunchSpec {
@@ -19,8 +20,12 @@ interface LaunchSpec {
     port?: number | undefined;
     autoApprove?: boolean | undefined;
     worktree?: string | true | undefined;
+    /** The lease (team/lease.ts): ends after this long READY with no task. */
+    keepIdleMs?: number | undefined;
+    /** The lease: ends after this many answered tasks. */
+    keepTurns?: number | undefined;
   };
-  /** Written into the agent's registry entry (`spawned_by_pid`, `skill_set`); the original ignores them. */
+  /** Written into the agent's registry entry (`spawned_by_pid`, `skill_set`, `spawn_depth`); the original ignores them. */
   extras: Record<string, unknown>;
 }
 
@@ -96,6 +101,8 @@ export function spawningParent(env: Env, callerPid: number): number {
  * CLI's exit and last screen lines, or the log's tail).
  */
 export async function spawnAgent(req: SpawnRequest, deps: SpawnDeps): Promise<Spawned> {
+  // The depth guard first: an agent too deep starts nothing at all.
+  const depth = depthMarks(nextSpawnDepth(deps.env));
   const r = resolveSpawn(req, deps.cwd, deps.env);
   const terminal = chooseTerminal(req.terminal ?? 'auto', deps.env);
   const spec: LaunchSpec = {
@@ -107,10 +114,12 @@ export async function spawnAgent(req: SpawnRequest, deps: SpawnDeps): Promise<Sp
       ...(r.port !== undefined ? { port: r.port } : {}),
       ...(req.autoApprove ? { autoApprove: true } : {}),
       ...(req.worktree !== undefined ? { worktree: req.worktree } : {}),
+      ...(req.lease?.idleMs !== undefined ? { keepIdleMs: req.lease.idleMs } : {}),
+      ...(req.lease?.turns !== undefined ? { keepTurns: req.lease.turns } : {}),
     },
-    extras: { spawned_by_pid: deps.parentPid, ...(r.skillSet ? { skill_set: r.skillSet } : {}) },
+    extras: { spawned_by_pid: deps.parentPid, ...depth.extras, ...(r.skillSet ? { skill_set: r.skillSet } : {}) },
   };
-  const env = childEnv(deps.env);
+  const env = { ...childEnv(deps.env), ...depth.env };
   const base = { profile: r.profile, terminal, skill_set: r.skillSet ?? null, saved_agent: r.savedId };
   let spawned: Spawned;
   if (terminal === 'background') {

@@ -1,6 +1,7 @@
 import { SynapseError } from '../errors.js';
 import type { TerminalKind } from './panes.js';
 import { spawnAgent, type SpawnDeps, type Spawned } from './spawn.js';
+import { nextSpawnDepth } from './spawn-depth.js';
 import { checkTeamNames, parseTeamSpec, type SpawnRequest } from './spawn-request.js';
 
 export interface TeamStartOptions {
@@ -42,6 +43,8 @@ function teamRequests(specs: string[], opts: TeamStartOptions): SpawnRequest[] {
  */
 export async function startTeam(specs: string[], opts: TeamStartOptions, deps: SpawnDeps): Promise<TeamOutcome> {
   const reqs = teamRequests(specs, opts);
+  // Too deep to spawn: the whole team is refused at once, not member by member.
+  nextSpawnDepth(deps.env);
   const takeover = opts.allNew ? null : reqs[0]!;
   const outcome: TeamOutcome = { started: [], failed: [], takeover };
   for (const [i, req] of reqs.entries()) {

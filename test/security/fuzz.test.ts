@@ -35,6 +35,7 @@ const SYNAPSE_CODES = new Set([
   'conflict',
   'not_awaiting_plan',
   'delegate_mode',
+  'spawn_depth_exceeded',
   'lock_held',
   'blocked',
   'unsupported_media_type',

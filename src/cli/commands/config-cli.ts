@@ -3,6 +3,7 @@ import { LIST_COLUMNS, settingKey } from '../../config/keys.js';
 import type { SettingsFile } from '../../config/schema.js';
 import { readSettingsFile, readSettingsFileRaw, SCOPES, settingsFile, writeSettingsFile, type Scope } from '../../config/settings-file.js';
 import { resolveSettings, type Origin } from '../../config/settings.js';
+import { projectTrustCheck } from '../../registry/project-trust.js';
 import { SynapseError } from '../../errors.js';
 import { printJson, println, type CommandIo } from '../io.js';
 import { renderTable } from '../table.js';
@@ -22,7 +23,7 @@ export function checkKey(key: string): void {
   if (!settingKey(key) || key === 'instructions.<profile>' || key.split('.').some((p) => p === ''))
     throw new SynapseError(
       'usage',
-      `"${key}" is not a setting: use approvalMode, a2a.flow, list.columns, instructions.<default|profile>, hooks.on_idle, hooks.on_task_completed or env.SYNAPSE_*`,
+      `"${key}" is not a setting: use approvalMode, a2a.flow, list.columns, instructions.<default|profile>, spawn.keepIdle, spawn.keepTurns, hooks.on_idle, hooks.on_task_completed or env.SYNAPSE_*`,
     );
 }
 
@@ -42,14 +43,17 @@ export function configShow(flags: { scope?: string; json?: boolean }, io: Comman
     if (read) println(io, JSON.stringify(read.data, null, 2));
     return;
   }
-  const { entries } = resolveSettings(io.cwd, io.env);
+  const { entries, withheld } = resolveSettings(io.cwd, io.env, projectTrustCheck(io.env));
   const keys = [...entries.keys()].sort((a, b) => Number(a.startsWith('env.')) - Number(b.startsWith('env.')) || a.localeCompare(b));
   if (flags.json) {
-    const out: Record<string, { value: unknown; source: string; file?: string }> = {};
+    const out: Record<string, { value: unknown; source: string; file?: string; withheld?: { value: unknown; source: string; file: string } }> = {};
     for (const k of keys) {
       const e = entries.get(k)!;
       out[k] = { value: shown(k, e.value), source: e.origin.source, ...(e.origin.file ? { file: e.origin.file } : {}) };
     }
+    // A key of the project's files that is not applied (not trusted): beside the value that applies instead.
+    for (const w of withheld)
+      (out[w.key] ??= { value: null, source: 'unset' }).withheld = { value: shown(w.key, w.value), source: w.origin.source, file: w.origin.file! };
     return printJson(io, out);
   }
   const rows = keys.map((k) => {
@@ -57,12 +61,19 @@ export function configShow(flags: { scope?: string; json?: boolean }, io: Comman
     return [k, show(shown(k, e.value)), where(e.origin)];
   });
   io.out(`${renderTable(['KEY', 'VALUE', 'SOURCE'], rows)}\n`);
+  if (withheld.length)
+    io.out(
+      `\nNot applied: the project's env and hooks are not trusted (\`synapse trust --show\`, then \`synapse trust\`):\n${renderTable(
+        ['KEY', 'VALUE', 'SOURCE'],
+        withheld.map((w) => [w.key, show(shown(w.key, w.value)).replace(/[\p{Cc}\p{Cf}]/gu, '?'), where(w.origin)]),
+      )}\n`,
+    );
 }
 
 /** `synapse config get <key>`: the merged value (JSON for a list), or with `--json` where it came from. */
 export function configGet(key: string, flags: { json?: boolean }, io: CommandIo): void {
   checkKey(key);
-  const entry = resolveSettings(io.cwd, io.env).entries.get(key);
+  const entry = resolveSettings(io.cwd, io.env, projectTrustCheck(io.env)).entries.get(key);
   if (flags.json)
     return printJson(io, {
       key,
@@ -79,6 +90,8 @@ function parseValue(key: string, raw: string): unknown {
     const list: unknown = raw.trim().startsWith('[') ? JSON.parse(raw) : raw.split(',').map((c) => c.trim().toUpperCase());
     return list;
   }
+  // A whole number stays a number (the file's schema checks it); anything else is kept to be refused by it.
+  if (key === 'spawn.keepTurns' && /^\d+$/.test(raw.trim())) return Number(raw.trim());
   return raw;
 }
 
@@ -112,4 +125,7 @@ export function configSet(key: string, value: string, flags: { scope?: string; j
   const file = writeSettingsFile(scope, io.cwd, io.env, setKey(current, key, value));
   if (flags.json) return printJson(io, { key, value: value === '' ? null : parseValue(key, value), scope, file });
   println(io, value === '' ? `removed ${key} from ${file}` : `${key} = ${value} (${scope}: ${file})`);
+  // A project's env and hooks apply once trusted, and a change is a new content to trust.
+  if (scope !== 'user' && /^(env|hooks)\./.test(key) && resolveSettings(io.cwd, io.env, projectTrustCheck(io.env)).projectTrust?.trusted === false)
+    io.err(`note: the project's env and hooks apply only once you trust them as they are now: \`synapse trust\`\n`);
 }

@@ -16,6 +16,8 @@ function editableKeys(): string[] {
     'list.columns',
     'instructions.default',
     ...PROFILES.map((p) => `instructions.${p}`),
+    'spawn.keepIdle',
+    'spawn.keepTurns',
     'hooks.on_idle',
     'hooks.on_task_completed',
     ...Object.entries(ENV_VARS)

@@ -4,6 +4,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { withTaskBoard } from '../../store/board.js';
 import { editingFileOf, locksHeldBy } from '../../store/file-safety.js';
 import { boardDbPath } from '../../store/settings.js';
+import { formatDuration } from '../../store/duration.js';
 import { requestJson } from '../../a2a/http-json.js';
 import { apiKeyHeaders } from '../../config/auth-keys.js';
 import { peerTls } from '../../a2a/peer-tls.js';
@@ -240,7 +241,31 @@ export function listAgents(flags: { json?: boolean; waiting?: boolean }, io: Com
     // Entries hold peers' text: no control character of theirs reaches the terminal.
     return columns.map((c) => row[c].replace(/[\p{Cc}]/gu, ''));
   });
-  io.out(`${renderTable([...columns], rows)}\n${waiting}${exits}`);
+  io.out(`${renderTable([...columns], rows)}\n${waiting}${leaseNotes(live)}${exits}`);
+}
+
+/** A spawned helper's lease (`lease` in its entry, runtime/lease.ts), in words; null without one. */
+function leaseText(entry: RegistryEntry): string | null {
+  const l = (entry as RegistryEntry & { lease?: Record<string, unknown> }).lease;
+  if (typeof l !== 'object' || l === null) return null;
+  const parts: string[] = [];
+  if (typeof l.keep_idle_s === 'number') {
+    const at = typeof l.idle_ends_at === 'string' ? Date.parse(l.idle_ends_at) : Number.NaN;
+    parts.push(
+      `after ${formatDuration(l.keep_idle_s * 1000)} READY with no task${Number.isNaN(at) ? '' : ` (idle now: in ${formatDuration(Math.max(0, at - Date.now()))})`}`,
+    );
+  }
+  if (typeof l.keep_turns === 'number') parts.push(`after ${l.keep_turns} answered task(s) (${Number(l.turns_answered) || 0} so far)`);
+  return parts.length ? `ends by itself ${parts.join(', or ')}` : null;
+}
+
+/** Under the table: the helpers that end by themselves, and when. */
+function leaseNotes(live: RegistryEntry[]): string {
+  const lines = live.flatMap((e) => {
+    const text = leaseText(e);
+    return text ? [`  ${e.name ?? e.agent_id}: ${text}`] : [];
+  });
+  return lines.length ? `Leases:\n${lines.join('\n')}\n` : '';
 }
 
 /**
@@ -282,6 +307,24 @@ function historyTrouble(live: Record<string, unknown> | null): string[] {
   // The agent's own text, but it came over HTTP: no control bytes reach the terminal.
   const error = preview(typeof h.error === 'string' ? h.error.replace(/\p{Cc}/gu, ' ') : 'unknown error', 160);
   return [`  history      NOT RECORDING: ${error}; ${Number(h.backlog)} waiting in memory${Number(h.dropped) > 0 ? `, ${Number(h.dropped)} dropped` : ''}`];
+}
+
+/** Who spawned it, how deep, and its lease (spawned helpers only). */
+function spawnLines(entry: RegistryEntry): string[] {
+  const depth = (entry as RegistryEntry & { spawn_depth?: unknown }).spawn_depth;
+  const lease = leaseText(entry);
+  return [
+    ...(typeof depth === 'number' ? [`  spawned      at depth ${depth} (SYNAPSE_MAX_SPAWN_DEPTH limits how deep agents spawn)`] : []),
+    ...(lease ? [`  lease        ${lease}`] : []),
+  ];
+}
+
+/** The project's env and hooks the agent started without (not trusted), said loudly. */
+function withheldLine(entry: RegistryEntry): string[] {
+  const withheld = (entry as RegistryEntry & { settings_withheld?: unknown }).settings_withheld;
+  if (!Array.isArray(withheld) || withheld.length === 0) return [];
+  const keys = withheld.map((k) => String(k).replace(/\p{Cc}/gu, ' ')).join(', ');
+  return [`  settings     NOT APPLIED (project settings not trusted): ${preview(keys, 160)}; \`synapse trust\`, then restart it`];
 }
 
 interface RecentTask {
@@ -349,6 +392,8 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
     ...(waiting > 0 ? [`  waiting      ${waiting} message(s) left for it in the project's queue (taken at its next READY)`] : []),
     `  accepting    ${accepting(live, why)}`,
     ...historyTrouble(live),
+    ...withheldLine(entry),
+    ...spawnLines(entry),
     `  since        ${entry.registered_at}`,
     `  log          ${entry.log_file ?? '-'}`,
     `  locks        ${locks.length ? locks.map((l) => `${l.path}${l.intent ? ` (${l.intent})` : ''}`).join(', ') : '-'}`,

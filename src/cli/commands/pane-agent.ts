@@ -46,7 +46,8 @@ export async function runPaneAgent(file: string, io: CommandIo): Promise<void> {
       spec.agent.profile,
       spec.agent.cliArgs,
       { ...spec.agent.flags, setup: false },
-      { ...io, env },
+      // The spawner's environment is this agent's whole environment (the pane's own is not).
+      { ...io, env, baseEnv: env },
       { extras: { ...spec.agent.extras, ...(pane ? { pane } : {}) }, spawned: true, onStarted: (agentId) => report({ agent_id: agentId }) },
     );
   } catch (err) {

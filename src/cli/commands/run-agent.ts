@@ -10,9 +10,12 @@ import { DETACHED_AGENT, detachedArgs, type DetachedAgent } from '../detached.js
 import { cliVersion } from '../installed-cli.js';
 import type { CommandIo } from '../io.js';
 import { ExitRequest } from '../exit.js';
+import { settleProjectTrust } from '../project-trust.js';
 import { instructionParts } from '../../config/instructions.js';
 import { loadSettings, type Settings } from '../../config/settings.js';
+import { projectTrustCheck } from '../../registry/project-trust.js';
 import { renderTable } from '../table.js';
+import { leaseRecord, type LeaseRecord, type LeaseTerms } from '../../runtime/lease.js';
 
 /** The options of `synapse <profile>` / `synapse run` and `synapse start`, as commander gives them. */
 export interface RunFlags {
@@ -34,6 +37,10 @@ export interface RunFlags {
   agent?: string | undefined;
   /** `--delegate-mode`: a manager that coordinates and does not edit (registry entry `delegate_mode: true`). */
   delegateMode?: boolean | undefined;
+  /** A spawned helper's lease (`synapse spawn --keep-idle`): ends after this long READY with no task. */
+  keepIdleMs?: number | undefined;
+  /** A spawned helper's lease (`synapse spawn --keep-turns`): ends after this many answered tasks. */
+  keepTurns?: number | undefined;
 }
 
 /** What a spawned agent's runner adds to `synapse <profile>` (pane-agent.ts, team-cli.ts). */
@@ -42,8 +49,10 @@ export interface RunExtras {
   extras?: Record<string, unknown>;
   /** Told once the agent is registered (its id), before the CLI's exit is awaited. */
   onStarted?: (agentId: string) => void | Promise<void>;
-  /** Started by `synapse spawn`: no save prompt on exit. */
+  /** Started by `synapse spawn`: no save prompt on exit, and no trust question (the spawner asked). */
   spawned?: boolean;
+  /** The project's settings were settled already (`team start` asked before its members started). */
+  trustSettled?: boolean;
 }
 
 /** A worktree made for an agent: where it lives and its branch (the registry entry's `worktree`). */
@@ -117,12 +126,14 @@ export async function runForeground(profileName: string, cliArgs: string[], give
   checkInstalled(profile.command, callerIo.env);
   const worktree = await worktreeFor(flags, profile.id, callerIo);
   // In a worktree, the agent (its settings, instructions, CLI) lives there, not where it was asked for.
-  const io = worktree ? { ...callerIo, cwd: worktree.cwd } : callerIo;
-  const headless = flags.headless === true || !io.isTerminal('stdin') || !io.isTerminal('stdout');
+  const placed = worktree ? { ...callerIo, cwd: worktree.cwd } : callerIo;
+  const headless = flags.headless === true || !placed.isTerminal('stdin') || !placed.isTerminal('stdout');
+  // The project's env and hooks: applied once trusted; asked about here only by a person starting it.
+  const { io, withheld } = await settleProjectTrust(placed, !headless && !more.spawned && !more.trustSettled);
   // A setting that does not parse stops here, before a port is bound or the CLI spawned.
   (await import('../../runtime/agent-settings.js')).agentSettings(io.env);
   await warnIfExposed(flags.host, io);
-  const settings = loadSettings(io.cwd, io.env);
+  const settings = loadSettings(io.cwd, io.baseEnv ?? io.env, projectTrustCheck(io.baseEnv ?? io.env));
   // On a terminal: the name/role questions, unless --no-setup, --name or --role.
   const who =
     !headless && flags.setup !== false && flags.name === undefined && role === undefined
@@ -133,11 +144,14 @@ export async function runForeground(profileName: string, cliArgs: string[], give
   const conversation = withConversationId(profile.id, cliArgsFor(profile, cliArgs, flags.autoApprove));
   const extras: Record<string, unknown> = {
     ...more.extras,
+    ...(withheld.length ? { settings_withheld: withheld } : {}),
     ...(skillSet ? { skill_set: skillSet } : {}),
     ...(worktree ? { worktree: worktree.place } : {}),
     ...(conversation.sessionId ? { session_id: conversation.sessionId } : {}),
     ...(flags.delegateMode ? { delegate_mode: true } : {}),
   };
+  const lease = leaseOf(flags);
+  if (lease) extras.lease = lease.record;
   const startedAt = Date.now();
   const agent = await startAgent({
     profile,
@@ -152,6 +166,7 @@ export async function runForeground(profileName: string, cliArgs: string[], give
     ...(flags.port !== undefined ? { port: flags.port } : {}),
     ...(flags.host ? { host: flags.host } : {}),
     ...(Object.keys(extras).length > 0 || findsConversationLater(profile.id) ? { extras } : {}),
+    ...(lease ? { lease } : {}),
   });
   if (!conversation.sessionId && findsConversationLater(profile.id))
     followConversationId(profile.id, extras, { cwd: io.cwd, sinceMs: startedAt - 2000, env: io.env });
@@ -172,6 +187,15 @@ export async function runForeground(profileName: string, cliArgs: string[], give
   if (exit && !exit.duringStartup && !headless && !more.spawned && who.name)
     await (await import('./save-agent-prompt.js')).offerToSave({ profile: profile.id, name: who.name, role: who.role, skillSet, port: flags.port }, io);
   return code;
+}
+
+/** The lease the spawner gave (`keepIdleMs`, `keepTurns`), with the registry entry's view of it; null without one. */
+function leaseOf(flags: RunFlags): { terms: LeaseTerms; record: LeaseRecord } | null {
+  const terms: LeaseTerms = {
+    ...(flags.keepIdleMs !== undefined ? { idleMs: flags.keepIdleMs } : {}),
+    ...(flags.keepTurns !== undefined ? { turns: flags.keepTurns } : {}),
+  };
+  return terms.idleMs === undefined && terms.turns === undefined ? null : { terms, record: leaseRecord(terms) };
 }
 
 /**
@@ -218,12 +242,16 @@ async function withSavedAgent(profile: string, flags: RunFlags, io: CommandIo): 
 }
 
 /** `synapse start`: validates here (so errors reach this terminal), then detaches. */
-export async function startBackground(profileName: string, cliArgs: string[], given: RunFlags, io: CommandIo): Promise<void> {
+export async function startBackground(profileName: string, cliArgs: string[], given: RunFlags, callerIo: CommandIo): Promise<void> {
   const profile = getProfile(profileName);
-  const { flags, skillSet } = await withSavedAgent(profile.id, given, io);
-  const role = readRole(flags.role, io);
-  checkInstalled(profile.command, io.env);
+  const { flags, skillSet } = await withSavedAgent(profile.id, given, callerIo);
+  const role = readRole(flags.role, callerIo);
+  checkInstalled(profile.command, callerIo.env);
   if (flags.autoApprove) cliArgsFor(profile, [], true);
+  // Started from inside an agent (its CLI runs `synapse start`): one level deeper, within the depth guard.
+  const depth = callerIo.env.SYNAPSE_AGENT_ID || callerIo.env.SYNAPSE_SPAWN_DEPTH ? await spawnDepthMarks(callerIo) : null;
+  // A person starting it from a terminal answers the trust question here; the agent itself cannot ask.
+  const { io } = await settleProjectTrust(callerIo, callerIo.isTerminal('stdin') && callerIo.isTerminal('stderr'));
   (await import('../../runtime/agent-settings.js')).agentSettings(io.env);
   const worktree = await worktreeFor(flags, profile.id, io);
   await warnIfExposed(flags.host, io);
@@ -240,13 +268,20 @@ export async function startBackground(profileName: string, cliArgs: string[], gi
       worktree: worktree?.place,
       ...(flags.delegateMode ? { delegateMode: true } : {}),
     },
-    ...(skillSet ? { extras: { skill_set: skillSet } } : {}),
+    ...(skillSet || depth ? { extras: { ...depth?.extras, ...(skillSet ? { skill_set: skillSet } : {}) } } : {}),
   };
-  const { entry, logFile, stillStarting } = await launchBackground({ synapseArgs: detachedArgs(agent), env: io.env, cwd: worktree?.cwd ?? io.cwd });
+  const env = depth ? { ...io.env, ...depth.env } : io.env;
+  const { entry, logFile, stillStarting } = await launchBackground({ synapseArgs: detachedArgs(agent), env, cwd: worktree?.cwd ?? io.cwd });
   if (stillStarting) io.err(`${entry.agent_id}: ${profile.id} has not shown its prompt yet; \`synapse logs ${entry.agent_id} --screen\` shows what it shows\n`);
   if (flags.json) io.out(`${JSON.stringify(entry, null, 2)}\n`);
   else io.out(`started ${entry.agent_id}${entry.name ? ` (${entry.name})` : ''} on ${entry.endpoint}, pid ${entry.pid}\nlog: ${logFile}\n`);
   if (skillSet) await (await import('./skill-set-apply.js')).applySkillSetQuietly(entry.agent_id, skillSet, io, null);
+}
+
+/** The depth guard for `synapse start` run by an agent (team/spawn-depth.ts, loaded only then). */
+async function spawnDepthMarks(io: CommandIo): Promise<{ env: Record<string, string>; extras: Record<string, unknown> }> {
+  const { depthMarks, nextSpawnDepth } = await import('../../team/spawn-depth.js');
+  return depthMarks(nextSpawnDepth(io.env));
 }
 
 function parseDetached(json: string): DetachedAgent {

@@ -76,6 +76,28 @@ export function registerSettingsCommands(program: Command): void {
     .addHelpText('after', '\nExamples:\n  synapse reset\n  synapse reset --scope user --yes')
     .action(async (flags: { scope?: string; yes?: boolean; json?: boolean }) => (await import('./init-cli.js')).resetCommand(flags, rawIo()));
 
+  program
+    .command('trust')
+    .description("Trust the env and hooks of this project's settings files (.synapse/settings.json, settings.local.json), or revoke that")
+    .option('--show', 'only show what they hold and whether they are trusted')
+    .option('--revoke', 'forget every decision about this project: its env and hooks are not applied until trusted again')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      `
+A project's settings may set environment variables (env) and run shell commands (hooks). An agent
+applies them only once you trust exactly what they hold now, per project (its git repository);
+when they change they are asked about again. On a terminal \`synapse <profile>\`, \`start\`,
+\`spawn\` and \`team start\` ask; without one the agent starts without them and says so.
+The decisions live in ~/.synapse/trusted-projects.json.
+
+Examples:
+  synapse trust --show                 what the project's files ask for, and whether it applies
+  synapse trust                        apply them (to agents started from now on)
+  synapse trust --revoke --json`,
+    )
+    .action(async (flags: { show?: boolean; revoke?: boolean; json?: boolean }) => (await import('./trust.js')).trustCommand(flags, processIo()));
+
   const instructions = program.command('instructions').description('The start-up instructions agents get: show them, list their files, send them again');
   instructions
     .command('show')

@@ -5,9 +5,12 @@ import { paneOfEntry } from '../../team/panes.js';
 import { spawnAgent, spawningParent, type SpawnDeps, type Spawned } from '../../team/spawn.js';
 import type { SpawnRequest } from '../../team/spawn-request.js';
 import { startTeam, type TeamStartOptions } from '../../team/team-start.js';
+import { leaseTerms } from '../../team/lease.js';
+import { loadSettings } from '../../config/settings.js';
 import { detachedArgs, PANE_AGENT } from '../detached.js';
 import { ExitRequest } from '../exit.js';
 import { printJson, println, type CommandIo } from '../io.js';
+import { settleProjectTrust } from '../project-trust.js';
 import { applySkillSet } from './skill-set-apply.js';
 
 /** How this process spawns: `synapse start`'s launcher, `synapse __pane <file>` in a pane, `skills apply`. */
@@ -28,6 +31,9 @@ export async function spawnDeps(io: CommandIo): Promise<SpawnDeps> {
   };
 }
 
+/** A person can answer a question here: stdin and stderr are terminals. */
+const askable = (io: CommandIo) => io.isTerminal('stdin') && io.isTerminal('stderr');
+
 function spawnedLine(s: Spawned): string {
   const where = s.pane ? `${s.terminal} pane ${s.pane.id}` : 'the background';
   return `spawned ${s.agent_id}${s.name ? ` (${s.name})` : ''} in ${where} on ${s.endpoint}, pid ${s.pid}${s.still_starting ? ' (its CLI is still starting)' : ''}\n  ${s.attach}`;
@@ -41,6 +47,10 @@ export interface SpawnFlags {
   worktree?: string | true;
   terminal?: string;
   autoApprove?: boolean;
+  /** `--keep-idle <duration>`: the helper ends after this long READY with no task. */
+  keepIdle?: string;
+  /** `--keep-turns <n>`: the helper ends after n answered tasks. */
+  keepTurns?: string;
   json?: boolean;
 }
 
@@ -53,7 +63,9 @@ function terminalOf(value: string | undefined): SpawnRequest['terminal'] {
 }
 
 /** `synapse spawn <profile|saved-agent>`: one agent in a new pane (or the background), ready when this returns. */
-export async function spawnCommand(target: string, cliArgs: string[], flags: SpawnFlags, io: CommandIo): Promise<void> {
+export async function spawnCommand(target: string, cliArgs: string[], flags: SpawnFlags, callerIo: CommandIo): Promise<void> {
+  // The project's env and hooks: asked about here when a person runs it on a terminal (the agent cannot ask).
+  const { io } = await settleProjectTrust(callerIo, askable(callerIo));
   const spawned = await spawnAgent(
     {
       target,
@@ -65,6 +77,7 @@ export async function spawnCommand(target: string, cliArgs: string[], flags: Spa
       terminal: terminalOf(flags.terminal),
       cliArgs,
       autoApprove: flags.autoApprove,
+      lease: leaseTerms({ keepIdle: flags.keepIdle, keepTurns: flags.keepTurns }, loadSettings(io.cwd, io.env).spawn),
     },
     await spawnDeps(io),
   );
@@ -77,8 +90,9 @@ export async function teamStartCommand(
   specs: string[],
   cliArgs: string[],
   flags: { allNew?: boolean; worktree?: string | true; terminal?: string; json?: boolean },
-  io: CommandIo,
+  callerIo: CommandIo,
 ): Promise<void> {
+  const { io } = await settleProjectTrust(callerIo, askable(callerIo));
   const opts: TeamStartOptions = { allNew: flags.allNew === true, worktree: flags.worktree, terminal: terminalOf(flags.terminal), cliArgs };
   const outcome = await startTeam(specs, opts, await spawnDeps(io));
   if (flags.json) printJson(io, { started: outcome.started, failed: outcome.failed, takeover: outcome.takeover?.target ?? null });
@@ -93,7 +107,7 @@ export async function teamStartCommand(
     if (!flags.json) println(io, `handing this terminal to ${t.name ?? t.target}`);
     const { runForeground } = await import('./run-agent.js');
     const profileOrSaved = await takeoverFlags(t, io);
-    const code = await runForeground(profileOrSaved.profile, t.cliArgs ?? [], profileOrSaved.flags, io);
+    const code = await runForeground(profileOrSaved.profile, t.cliArgs ?? [], profileOrSaved.flags, io, { trustSettled: true });
     throw new ExitRequest(outcome.failed.length ? Math.max(code, 1) : code);
   }
   if (outcome.failed.length) throw new ExitRequest(1);
@@ -153,6 +167,8 @@ interface TeamOpBody {
     terminal?: SpawnRequest['terminal'];
     cli_args?: string[];
     auto_approve?: boolean;
+    keep_idle?: string | number;
+    keep_turns?: number;
   };
 }
 
@@ -170,7 +186,16 @@ export async function runTeamOpEntry(io: CommandIo): Promise<void> {
     const result =
       op === 'spawn'
         ? await spawnAgent(
-            { target: r.profile ?? '', name: r.name, role: r.role, skillSet: r.skill_set, port: r.port, autoApprove: r.auto_approve, ...common },
+            {
+              target: r.profile ?? '',
+              name: r.name,
+              role: r.role,
+              skillSet: r.skill_set,
+              port: r.port,
+              autoApprove: r.auto_approve,
+              lease: leaseTerms({ keepIdle: r.keep_idle, keepTurns: r.keep_turns }, loadSettings(io.cwd, io.env).spawn),
+              ...common,
+            },
             deps,
           )
         : await startTeam(r.agents ?? [], { allNew: true, ...common }, deps).then(({ started, failed }) => ({ started, failed }));

@@ -27,6 +27,11 @@ function registerSpawn(program: Command): void {
     .option('--worktree [name]', 'start it in its own git worktree (.synapse/worktrees/<name>)')
     .option('--terminal <kind>', TERMINAL_HELP, 'auto')
     .option('--auto-approve', "turn on the CLI's own auto-approval flag")
+    .option(
+      '--keep-idle <duration>',
+      'its lease: it ends by itself after this long READY with no task (600, 90s, 10m, 1h30m; 0 = none; default: settings spawn.keepIdle)',
+    )
+    .option('--keep-turns <n>', 'its lease: it ends by itself after n answered tasks (0 = no limit; default: settings spawn.keepTurns)')
     .option('--json', 'print the new agent as JSON')
     .addHelpText(
       'after',
@@ -36,9 +41,14 @@ with the reason (the CLI's exit code and last screen lines). In tmux the pane op
 \`synapse jump <name>\` focuses it and \`synapse kill <name>\` also closes it. Outside a multiplexer
 the agent runs in the background: \`synapse logs <name> -f\` follows it.
 
+A helper with a lease ends by itself, as \`synapse kill\` would end it, once the lease runs out
+(\`synapse list\` shows it). An agent spawned by an agent is one level deeper; beyond
+SYNAPSE_MAX_SPAWN_DEPTH (default 2) spawn refuses (exit 1, spawn_depth_exceeded).
+
 Examples:
   synapse spawn claude --name reviewer --role "reviews every change"
   synapse spawn echo --name helper --terminal background --json
+  synapse spawn codex --name fixer --keep-idle 10m --keep-turns 3   ends by itself
   synapse spawn sharp-checker                 a saved agent (synapse agents list)
   synapse spawn codex -- --model o3           pass flags to the CLI itself`,
     )

@@ -5,6 +5,7 @@ import { envSetting } from '../../config/env-setting.js';
 import { loadSettings } from '../../config/settings.js';
 import { inDelegateMode, type RegistryEntry } from '../../registry/entry.js';
 import { liveAgents } from '../../registry/lookup.js';
+import { projectTrustCheck } from '../../registry/project-trust.js';
 import { resolveSender } from '../../registry/sender.js';
 import type { CallContext } from './command-call.js';
 
@@ -41,7 +42,7 @@ export function instructionsFor(ctx: CallContext, self: Self): string {
 
 /** The merged settings (never the environment: it may hold keys). */
 export function settingsFor(ctx: CallContext, self: Self): unknown {
-  return loadSettings(self.entry?.working_dir ?? ctx.cwd, ctx.env);
+  return loadSettings(self.entry?.working_dir ?? ctx.cwd, ctx.env, projectTrustCheck(ctx.env));
 }
 
 /** The agent card as the agent itself serves it (`/.well-known/agent.json`). */

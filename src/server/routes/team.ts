@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AgentApi } from '../../agent-api/agent-api.js';
+import { DURATION_PATTERN } from '../../config/keys.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -30,6 +31,14 @@ const SpawnBody = {
     terminal,
     cli_args: cliArgs,
     auto_approve: { type: 'boolean' },
+    // The helper's lease: a duration (600, 90s, 10m, 1h30m; seconds as a number; 0 = none) and a count of answered tasks.
+    keep_idle: {
+      anyOf: [
+        { type: 'string', maxLength: 32, pattern: DURATION_PATTERN },
+        { type: 'number', minimum: 0, maximum: 31_536_000 },
+      ],
+    },
+    keep_turns: { type: 'integer', minimum: 0, maximum: 100_000 },
   },
 } as const;
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { configGet, configSet, configShow } from '../../../src/cli/commands/config-cli.js';
 import { initCommand, resetCommand } from '../../../src/cli/commands/init-cli.js';
 import { instructionsFiles, instructionsShow } from '../../../src/cli/commands/instructions-cli.js';
+import { trustCommand } from '../../../src/cli/commands/trust.js';
 import type { CommandIo } from '../../../src/cli/io.js';
 import { runCommand, runJson } from '../../support/cli-io.js';
 import { useTempProject } from '../../support/project.js';
@@ -64,12 +65,19 @@ describe('synapse config', () => {
   it('set writes the chosen scope, get and show report the merged value and where it came from', async () => {
     expect((await run((i) => configSet('a2a.flow', 'oneway', {}, i))).code).toBe(0);
     expect((await run((i) => configSet('a2a.flow', 'roundtrip', { scope: 'project' }, i))).code).toBe(0);
-    expect((await run((i) => configSet('env.SYNAPSE_REPLY_GRACE', '12', { scope: 'local' }, i))).code).toBe(0);
+    const local = await run((i) => configSet('env.SYNAPSE_REPLY_GRACE', '12', { scope: 'local' }, i));
+    expect(local.code).toBe(0);
+    expect(local.stderr).toContain("the project's env and hooks apply only once you trust them as they are now: `synapse trust`");
     const got = await runJson((i) => configGet('a2a.flow', { json: true }, i), io());
     expect(got).toEqual({ key: 'a2a.flow', value: 'roundtrip', source: 'project', file: path.join(projectDir(), 'settings.json') });
+    // Not trusted yet: the default applies, and show says what waits.
+    expect((await run((i) => configGet('env.SYNAPSE_REPLY_GRACE', {}, i))).stdout).toBe('5\n');
+    const untrusted = await runJson<Record<string, { value: unknown; source: string }>>((i) => configShow({ json: true }, i), io());
+    expect(untrusted['env.SYNAPSE_REPLY_GRACE']).toMatchObject({ value: '5', source: 'default', withheld: { value: '12', source: 'local' } });
+    expect((await run((i) => trustCommand({}, i))).code).toBe(0);
     expect((await run((i) => configGet('env.SYNAPSE_REPLY_GRACE', {}, i))).stdout).toBe('12\n');
     const shown = await runJson<Record<string, { value: unknown; source: string }>>((i) => configShow({ json: true }, i), io());
-    expect(shown['env.SYNAPSE_REPLY_GRACE']).toMatchObject({ value: '12', source: 'local' });
+    expect(shown['env.SYNAPSE_REPLY_GRACE']).toEqual({ value: '12', source: 'local', file: path.join(projectDir(), 'settings.local.json') });
     expect(shown['approvalMode']).toEqual({ value: 'auto', source: 'default' });
     const user = await runJson<{ settings: unknown }>((i) => configShow({ json: true, scope: 'user' }, i), io());
     expect(user.settings).toEqual({ a2a: { flow: 'oneway' } });
@@ -125,9 +133,13 @@ describe('a bad settings file, through the built CLI', () => {
     expect((await runCli(['list'], { env: ctx.project.env, cwd: ctx.project.dir })).code).toBe(0);
   });
 
-  it("a settings file's env block reaches every command, under the process environment", async () => {
+  it("a trusted project file's env block reaches every command, under the process environment", async () => {
     fs.mkdirSync(projectDir());
     fs.writeFileSync(path.join(projectDir(), 'settings.json'), JSON.stringify({ env: { SYNAPSE_HISTORY_ENABLED: false } }));
+    // A project's env applies once the user trusts it.
+    const before = await runCli(['history', 'list'], { env: ctx.project.env, cwd: ctx.project.dir });
+    expect(before.stderr).not.toContain('history recording is off');
+    expect((await runCli(['trust'], { env: ctx.project.env, cwd: ctx.project.dir })).code).toBe(0);
     const off = await runCli(['history', 'list'], { env: ctx.project.env, cwd: ctx.project.dir });
     expect(off.stderr).toContain('history recording is off (SYNAPSE_HISTORY_ENABLED=false)');
     const on = await runCli(['history', 'list'], { env: { ...ctx.project.env, SYNAPSE_HISTORY_ENABLED: 'true' }, cwd: ctx.project.dir });

@@ -45,12 +45,12 @@ describe('hooks.on_task_completed', () => {
     expect((await sendAndFinish(a.endpoint, 'fine')).status).toBe('completed');
   });
 
-  it("a project file's hook runs only when SYNAPSE_TRUST_PROJECT_HOOKS=1", async () => {
+  it("a project file's hook runs only when trusted (here: SYNAPSE_TRUST_PROJECT_HOOKS=1 trusts every project)", async () => {
     const { t, project } = setup({}, { hooks: { on_task_completed: 'touch ran; exit 1' } });
     const untrusted = await startHeadless('echo', { env: t.env, cwd: project });
     expect((await sendAndFinish(untrusted.endpoint, 'not gated')).status).toBe('completed');
     expect(fs.existsSync(path.join(project, 'ran'))).toBe(false);
-    expect(untrusted.output()).toContain('not run: hooks of project and local settings run only with SYNAPSE_TRUST_PROJECT_HOOKS=1');
+    expect(untrusted.output()).toContain("NOT APPLIED: hooks.on_task_completed of the project's settings (not trusted)");
     await untrusted.stop();
     const trusted = await startHeadless('echo', { env: { ...t.env, SYNAPSE_TRUST_PROJECT_HOOKS: '1' }, cwd: project });
     expect((await sendAndFinish(trusted.endpoint, 'gated')).status).toBe('failed');

