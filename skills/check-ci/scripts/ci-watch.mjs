@@ -44,7 +44,9 @@ function which(name, env) {
 /** Peer and log text is data: no escape or control bytes reach Claude's context or the terminal. */
 function clean(text) {
   // eslint-disable-next-line no-control-regex
-  return String(text).replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '').replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
+  return String(text)
+    .replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '')
+    .replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
 }
 
 function readStdin() {
@@ -138,7 +140,8 @@ function report({ branch, sha, runs, pr, gh, cwd, timedOut }) {
     lines.push(`PR #${pr.number} ${clean(pr.url ?? '')}: ${conflict ? 'merge conflicts with its base' : `mergeable ${clean(pr.mergeable)}`}`);
     const reviews = Array.isArray(pr.reviews) ? pr.reviews : [];
     const asking = reviews.filter((r) => r.state === 'CHANGES_REQUESTED' || r.state === 'COMMENTED');
-    if (reviews.length) lines.push(`  reviews: ${reviews.length} (${asking.length} with comments or changes requested), decision ${clean(pr.reviewDecision || 'none')}`);
+    if (reviews.length)
+      lines.push(`  reviews: ${reviews.length} (${asking.length} with comments or changes requested), decision ${clean(pr.reviewDecision || 'none')}`);
     if (conflict) next.unshift('/fix-conflict');
     if (asking.length) next.push('/fix-review');
   }

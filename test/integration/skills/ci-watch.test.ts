@@ -24,7 +24,8 @@ function stubs(opts: { gh?: boolean; pendingPolls?: number; conclusion?: string;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'synapse-ci-watch-'));
   temps.push(dir);
   const log = path.join(dir, 'argv.log');
-  const pr = opts.pr === undefined ? { number: 3, url: 'https://github.com/acme/app/pull/3', mergeable: 'MERGEABLE', mergeStateStatus: 'CLEAN', reviews: [] } : opts.pr;
+  const pr =
+    opts.pr === undefined ? { number: 3, url: 'https://github.com/acme/app/pull/3', mergeable: 'MERGEABLE', mergeStateStatus: 'CLEAN', reviews: [] } : opts.pr;
   const run = (status: string, conclusion: string) =>
     JSON.stringify([{ databaseId: 77, name: 'ci', status, conclusion, headSha: '0123456789abcdef', url: 'https://github.com/acme/app/actions/runs/77' }]);
   const write = (name: string, body: string) => fs.writeFileSync(path.join(dir, name), `#!/bin/sh\necho "${name} $*" >> '${log}'\n${body}`, { mode: 0o755 });
@@ -59,7 +60,13 @@ function hook(stub: { dir: string }, payload: unknown, args: string[] = FAST) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const bash = (command: string) => ({ session_id: 's', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command }, tool_response: { stdout: '' } });
+const bash = (command: string) => ({
+  session_id: 's',
+  hook_event_name: 'PostToolUse',
+  tool_name: 'Bash',
+  tool_input: { command },
+  tool_response: { stdout: '' },
+});
 const report = (stdout: string) => JSON.parse(stdout) as { systemMessage: string; hookSpecificOutput: { hookEventName: string; additionalContext: string } };
 
 describe('ci-watch: the optional PostToolUse hook', () => {
@@ -80,7 +87,11 @@ describe('ci-watch: the optional PostToolUse hook', () => {
   });
 
   it('keeps polling while a run is in progress, then reports the failure with its log (no escape bytes) and the skills to run', () => {
-    const stub = stubs({ pendingPolls: 2, conclusion: 'failure', pr: { number: 3, mergeable: 'CONFLICTING', mergeStateStatus: 'DIRTY', reviews: [{ state: 'CHANGES_REQUESTED' }] } });
+    const stub = stubs({
+      pendingPolls: 2,
+      conclusion: 'failure',
+      pr: { number: 3, mergeable: 'CONFLICTING', mergeStateStatus: 'DIRTY', reviews: [{ state: 'CHANGES_REQUESTED' }] },
+    });
     const r = hook(stub, bash('gh pr create --fill'));
     expect(r.code).toBe(0);
     expect(stub.calls().filter((c) => c.startsWith('gh run list'))).toHaveLength(3);
