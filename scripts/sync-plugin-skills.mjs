@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The skills the plugin ships, in the order its README names them. */
-export const PLUGIN_SKILLS = ['synapse-a2a', 'synapse-manager'];
+export const PLUGIN_SKILLS = ['synapse-a2a', 'synapse-manager', 'check-ci', 'fix-ci', 'fix-conflict', 'fix-review'];
 
 /** Every file under `dir`, relative, sorted; with its bytes and whether it is executable. */
 function tree(dir) {

@@ -74,6 +74,19 @@ describe('the plugin and its marketplace', () => {
       expect(spawnSync('bash', ['-n', path.join(manager, 'scripts', script)]).status, `${script} parses`).toBe(0);
     }
   });
+
+  it("ships the original's CI skills: check-ci (with its optional hook script), fix-ci, fix-conflict, fix-review", () => {
+    const skills = path.join(ROOT, 'plugins', 'synapse-a2a', 'skills');
+    for (const name of ['check-ci', 'fix-ci', 'fix-conflict', 'fix-review']) {
+      const fm = readSkillDir(path.join(skills, name));
+      expect(fm.name).toBe(name);
+    }
+    expect(fs.readFileSync(path.join(skills, 'check-ci', 'SKILL.md'), 'utf8')).toContain('--fix');
+    expect(fs.readFileSync(path.join(skills, 'fix-review', 'SKILL.md'), 'utf8')).toContain('--all');
+    expect(fs.readdirSync(path.join(skills, 'check-ci', 'scripts'))).toEqual(['ci-watch.mjs']);
+    // Optional: the plugin registers no hook of its own (hooks/hooks.json); the user opts in.
+    expect(fs.existsSync(path.join(ROOT, 'plugins', 'synapse-a2a', 'hooks', 'hooks.json'))).toBe(false);
+  });
 });
 
 describe('the shipped skills and the default skill sets', () => {
