@@ -17,6 +17,7 @@ import { preview, renderTable } from '../table.js';
 import { listColumns } from '../../config/settings.js';
 import { editingText, skillSetOf, transportOf, type Editing } from '../../monitor/columns.js';
 import { envSetting } from '../../config/env-setting.js';
+import { lockEnforcement } from '../../config/pre-write-hook.js';
 import type { ListColumn } from '../../config/keys.js';
 
 async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
@@ -312,7 +313,8 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
     : [];
   const original = writtenByOriginal(entry);
   const recent = await recentHistory(entry.agent_id, io.env);
-  const out = { ...entry, original, live, locks, board_tasks: boardTasks, recent_history: recent };
+  const enforcement = lockEnforcement(entry.agent_type, entry.working_dir);
+  const out = { ...entry, original, live, locks, locks_enforced: enforcement.enforced, board_tasks: boardTasks, recent_history: recent };
   if (flags.json) {
     io.out(`${JSON.stringify(out, null, 2)}\n`);
     return;
@@ -330,7 +332,8 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
     ...historyTrouble(live),
     `  since        ${entry.registered_at}`,
     `  log          ${entry.log_file ?? '-'}`,
-    `  locks        ${locks.length ? locks.map((l) => `${l.path}${l.intent ? ` (${l.intent})` : ''}`).join(', ') : '-'}`,
+    `  locks        ${locks.length ? locks.map((l) => `${l.kind === 'tree' ? `${l.path}/**` : l.path}${l.intent ? ` (${l.intent})` : ''}`).join(', ') : '-'}`,
+    `  enforcement  ${enforcement.detail}`,
     `  board tasks  ${boardTasks.length ? boardTasks.map((t) => `${t.id.slice(0, 8)} ${t.status} ${t.subject}`).join('; ') : '-'}`,
     ...(recent.length
       ? recent.map(
