@@ -46,8 +46,7 @@ export const FILE_SAFETY_MIGRATIONS: Migration[] = [
   },
 ];
 
-export const LOCK_KINDS = ['file', 'tree'] as const;
-export type LockKind = (typeof LOCK_KINDS)[number];
+export type LockKind = 'file' | 'tree';
 
 export const CHANGE_TYPES = ['create', 'modify', 'delete'] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];

@@ -333,7 +333,7 @@ function getLock(db: Sql, filePath: string): FileLock | undefined {
 }
 
 /** How a lock is written: the path, with `/**` after a tree's directory. */
-export function lockLabel(lock: Pick<FileLock, 'path' | 'kind'>): string {
+function lockLabel(lock: Pick<FileLock, 'path' | 'kind'>): string {
   return lock.kind === 'tree' ? `${lock.path}/**` : lock.path;
 }
 
@@ -343,7 +343,7 @@ const GLOB = /[*?[\]{}]/;
  * `dir/**` is a tree lock on `dir`; a path with no glob characters is a file lock; anything else
  * (`src/*.ts`, `**`, a `**` in the middle, `src/auth/*`) is refused: a lock must say exactly what it covers.
  */
-export function parseLockPattern(input: string): { base: string; kind: LockKind } {
+function parseLockPattern(input: string): { base: string; kind: LockKind } {
   const raw = typeof input === 'string' ? input.trim() : '';
   if (!GLOB.test(raw)) return { base: raw, kind: 'file' };
   const tree = /^(.*?)\/+\*\*\/?$/.exec(raw);

@@ -3,6 +3,7 @@ import { apiKeyHeaders } from '../../config/auth-keys.js';
 import { peerTls } from '../../a2a/peer-tls.js';
 import { SynapseError } from '../../errors.js';
 import type { RegistryEntry } from '../../registry/entry.js';
+import type { FileSafetyStore as Store } from '../../store/file-safety.js';
 import type { CommandIo } from '../io.js';
 import { printJson, println } from '../io.js';
 import { self } from './reply.js';
@@ -18,14 +19,14 @@ export interface FinishFlags {
   json?: boolean;
 }
 
-export interface FinishNote {
+interface FinishNote {
   summary: string | null;
   done: string[];
   remaining: string[];
   blockers: string[];
 }
 
-export interface FinishResult {
+interface FinishResult {
   agent_id: string;
   released_locks: string[];
   tasks: { id: string; subject: string; status: string }[];
@@ -38,7 +39,7 @@ export interface FinishResult {
 const clean = (items: string[] | undefined): string[] => (items ?? []).map((s) => s.trim()).filter((s) => s.length > 0);
 
 /** The hand-off note as the sender reads it: plain text, one section per non-empty list. */
-export function renderNote(note: FinishNote, result: Pick<FinishResult, 'released_locks' | 'tasks'>): string {
+function renderNote(note: FinishNote, result: Pick<FinishResult, 'released_locks' | 'tasks'>): string {
   const lines = [`[finish] ${note.summary ?? 'work handed off'}`];
   const section = (title: string, items: string[]) => {
     if (items.length === 0) return;
@@ -53,12 +54,7 @@ export function renderNote(note: FinishNote, result: Pick<FinishResult, 'release
   return lines.join('\n');
 }
 
-function releaseLocks(
-  dir: string,
-  me: RegistryEntry,
-  env: NodeJS.ProcessEnv,
-  FileSafetyStore: typeof import('../../store/file-safety.js').FileSafetyStore,
-): string[] {
+function releaseLocks(dir: string, me: RegistryEntry, env: NodeJS.ProcessEnv, FileSafetyStore: typeof Store): string[] {
   const store = FileSafetyStore.forProject(dir, env);
   try {
     const owners = new Set([me.agent_id, ...(me.name ? [me.name] : [])]);

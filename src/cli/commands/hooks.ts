@@ -28,7 +28,7 @@ function hookCommand(): string {
  * project's `.claude/settings.json` (other keys and hooks are kept) that denies a write to a path
  * another agent holds a file-safety lock on.
  */
-export async function hooksInstall(profile: string, o: { json?: boolean }, io: CommandIo): Promise<void> {
+async function hooksInstall(profile: string, o: { json?: boolean }, io: CommandIo): Promise<void> {
   const spec = PRE_WRITE_HOOK_PROFILES[profile];
   if (!spec) {
     throw new SynapseError(
@@ -50,7 +50,7 @@ export async function hooksInstall(profile: string, o: { json?: boolean }, io: C
   const already = hasClaudePreWriteHook(settings);
   if (!already) {
     const hooks = (settings.hooks && typeof settings.hooks === 'object' ? settings.hooks : {}) as Record<string, unknown>;
-    const pre = Array.isArray(hooks.PreToolUse) ? hooks.PreToolUse : [];
+    const pre: unknown[] = Array.isArray(hooks.PreToolUse) ? (hooks.PreToolUse as unknown[]) : [];
     hooks.PreToolUse = [...pre, { matcher: CLAUDE_WRITE_TOOLS, hooks: [{ type: 'command', command: hookCommand() }] }];
     settings.hooks = hooks;
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -65,7 +65,7 @@ export async function hooksInstall(profile: string, o: { json?: boolean }, io: C
  * exits 2 with the reason on stderr (Claude Code's "block this tool call") when the file is
  * locked by another agent; 0 otherwise. Outside a Synapse agent (no SYNAPSE_AGENT_ID) it allows.
  */
-export async function hooksPreWrite(io: CommandIo): Promise<void> {
+async function hooksPreWrite(io: CommandIo): Promise<void> {
   const agent = envSetting(io.env, 'SYNAPSE_AGENT_ID');
   if (!agent) return;
   let input: unknown;
