@@ -1,21 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { Type } from 'typebox';
-import { Value } from 'typebox/value';
 import { SynapseError } from '../../errors.js';
 import { CLAUDE_WRITE_TOOLS, PRE_WRITE_HOOK_PROFILES, PRE_WRITE_SUBCOMMAND, hasClaudePreWriteHook } from '../../config/pre-write-hook.js';
 import { envSetting } from '../../config/env-setting.js';
 import { ExitRequest } from '../exit.js';
 import { printJson, println, processIo, type CommandIo } from '../io.js';
 import { examples, projectDir } from './store-cli.js';
-
-/** What Claude Code sends a PreToolUse hook on stdin (the fields we read; others are allowed). */
-const PreToolUseInput = Type.Object({
-  tool_name: Type.Optional(Type.String()),
-  cwd: Type.Optional(Type.String()),
-  tool_input: Type.Optional(Type.Object({ file_path: Type.Optional(Type.String()) })),
-});
 
 /** The hook command: this very `synapse`, by absolute path, so the hook does not depend on PATH. */
 function hookCommand(): string {
@@ -75,11 +66,20 @@ async function hooksPreWrite(io: CommandIo): Promise<void> {
     io.err('synapse hooks pre-write: the hook input is not JSON; the write was not checked\n');
     throw new ExitRequest(1);
   }
+  // Loaded here: the hook is the only user, and every other command starts without TypeBox.
+  const { Type } = await import('typebox');
+  const { Value } = await import('typebox/value');
+  /** What Claude Code sends a PreToolUse hook on stdin (the fields we read; others are allowed). */
+  const PreToolUseInput = Type.Object({
+    tool_name: Type.Optional(Type.String()),
+    cwd: Type.Optional(Type.String()),
+    tool_input: Type.Optional(Type.Object({ file_path: Type.Optional(Type.String()) })),
+  });
   if (!Value.Check(PreToolUseInput, input)) {
     io.err('synapse hooks pre-write: unexpected hook input; the write was not checked\n');
     throw new ExitRequest(1);
   }
-  const file = input.tool_input?.file_path;
+  const file = (input as { tool_input?: { file_path?: string } }).tool_input?.file_path;
   if (!file) return;
   const dir = envSetting(io.env, 'SYNAPSE_PROJECT_DIR') ?? input.cwd ?? io.cwd;
   const { validateWrite } = await import('../../store/file-safety.js');
