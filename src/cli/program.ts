@@ -6,6 +6,7 @@ import { registerAuthCommands } from './commands/auth.js';
 import { registerExternalCommands } from './commands/external.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMessagingCommands } from './commands/messaging.js';
+import { registerHooksCommands } from './commands/hooks.js';
 import { registerSkillCommands } from './commands/skills/register.js';
 import { registerSettingsCommands } from './commands/settings.js';
 import { registerStoreCommands } from './commands/team-store.js';
@@ -44,6 +45,7 @@ export function buildProgram(profiles?: string): Command {
   registerAgentCommands(program, profiles);
   registerMessagingCommands(program);
   registerStoreCommands(program);
+  registerHooksCommands(program);
   registerExternalCommands(program);
   registerSkillCommands(program);
   registerMcpCommands(program);

@@ -38,14 +38,24 @@ export const FILE_SAFETY_MIGRATIONS: Migration[] = [
       CREATE INDEX changes_by_time ON changes(recorded_at);
     `,
   },
+  {
+    // Directory-tree locks (`src/auth/**`): the row's path is the directory, `kind` says it covers
+    // everything under it. One row per path still, so a tree and a file on one path cannot both exist.
+    version: 3,
+    sql: `ALTER TABLE locks ADD COLUMN kind TEXT NOT NULL DEFAULT 'file' CHECK (kind IN ('file', 'tree'));`,
+  },
 ];
+
+export type LockKind = 'file' | 'tree';
 
 export const CHANGE_TYPES = ['create', 'modify', 'delete'] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];
 
 export interface FileLock {
-  /** Normalised absolute path. */
+  /** Normalised absolute path (of the directory, for a tree lock). */
   path: string;
+  /** `file`: this path; `tree`: the directory and everything under it (`dir/**`). */
+  kind: LockKind;
   agent_id: string;
   /** The process whose death releases the lock; null = TTL only. */
   pid: number | null;

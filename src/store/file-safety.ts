@@ -16,6 +16,7 @@ import {
   type ChangeType,
   type FileChange,
   type FileLock,
+  type LockKind,
   type LockRequest,
   type LockResult,
   type WriteCheck,
@@ -90,16 +91,33 @@ export class FileSafetyStore {
     return filePath;
   }
 
-  /** Takes the lock, or renews it when `agent` already holds it; `lock_held` names the holder. */
+  /** A lock target: a file, or a directory tree written `dir/**`; any other glob is refused. */
+  target(input: string): { path: string; kind: LockKind } {
+    const { base, kind } = parseLockPattern(input);
+    return { path: this.insideProject(base), kind };
+  }
+
+  /** Another agent's live lock that overlaps `target` (same path, or one inside the other's tree). */
+  private conflict(db: Sql, target: { path: string; kind: LockKind }, agent: string, now: number): FileLock | undefined {
+    const rows = db.prepare(`SELECT * FROM locks`).all() as FileLock[];
+    return rows.find((l) => l.agent_id !== agent && this.isLive(l, now) && overlaps(l, target));
+  }
+
+  /**
+   * Takes the lock, or renews it when `agent` already holds it; `lock_held` names the holder.
+   * `src/auth/**` locks the tree: refused while another agent holds any file in it or a tree
+   * around it, and a file lock inside another agent's tree is refused too.
+   */
   lock(req: LockRequest): LockResult {
     const agent = requireAgent(req.agent);
     if (!Number.isFinite(req.ttlMs) || req.ttlMs <= 0) throw new SynapseError('usage', 'lock TTL must be greater than zero');
-    const filePath = this.insideProject(req.path);
+    const target = this.target(req.path);
+    const filePath = target.path;
     const intent = req.intent?.trim() ? req.intent.trim() : null;
     // Fast refusal from a plain read when another agent's live lock is there; only a write
     // transaction ever grants a lock, so a stale read can cost a retry but never a double lock.
-    const seen = this.store.run((db) => getLock(db, filePath));
-    if (seen && seen.agent_id !== agent && this.isLive(seen, this.clock.now())) throw heldError(seen, this.clock.now());
+    const seen = this.store.run((db) => this.conflict(db, target, agent, this.clock.now()));
+    if (seen) throw heldError(seen, this.clock.now());
     return this.store.write((db) => {
       const now = this.clock.now();
       db.prepare(`DELETE FROM locks WHERE expires_at <= ?`).run(iso(now));
@@ -110,13 +128,21 @@ export class FileSafetyStore {
         reaped = current;
         current = undefined;
       }
-      if (current && current.agent_id !== agent) throw heldError(current, now);
+      const other = this.conflict(db, target, agent, now);
+      if (other) throw heldError(other, now);
       const expires = iso(now + req.ttlMs);
       if (current) {
-        db.prepare(`UPDATE locks SET pid = ?, intent = COALESCE(?, intent), expires_at = ? WHERE path = ?`).run(req.pid, intent, expires, filePath);
-      } else {
-        db.prepare(`INSERT INTO locks (path, agent_id, pid, intent, locked_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`).run(
+        db.prepare(`UPDATE locks SET kind = ?, pid = ?, intent = COALESCE(?, intent), expires_at = ? WHERE path = ?`).run(
+          target.kind,
+          req.pid,
+          intent,
+          expires,
           filePath,
+        );
+      } else {
+        db.prepare(`INSERT INTO locks (path, kind, agent_id, pid, intent, locked_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`).run(
+          filePath,
+          target.kind,
           agent,
           req.pid,
           intent,
@@ -153,7 +179,7 @@ export class FileSafetyStore {
    */
   unlock(filePath: string, agent: string): { path: string; released: boolean; lock: FileLock | null } {
     const who = requireAgent(agent);
-    const p = this.normalize(filePath);
+    const p = this.normalize(parseLockPattern(filePath).base);
     return this.store.write((db) => {
       const current = getLock(db, p);
       if (!current) return { path: p, released: false, lock: null };
@@ -172,10 +198,11 @@ export class FileSafetyStore {
     const who = requireAgent(agent);
     const p = this.normalize(filePath);
     return this.store.run((db) => {
-      const current = getLock(db, p);
       const now = this.clock.now();
-      if (!current || !this.isLive(current, now) || current.agent_id === who) return { allowed: true, path: p, holder: null, reason: null };
-      return { allowed: false, path: p, holder: current, reason: heldError(current, now).message };
+      // The file itself, or a tree around it.
+      const holder = this.conflict(db, { path: p, kind: 'file' }, who, now);
+      if (!holder) return { allowed: true, path: p, holder: null, reason: null };
+      return { allowed: false, path: p, holder, reason: heldError(holder, now).message };
     });
   }
 
@@ -305,11 +332,45 @@ function getLock(db: Sql, filePath: string): FileLock | undefined {
   return db.prepare(`SELECT * FROM locks WHERE path = ?`).get(filePath) as FileLock | undefined;
 }
 
+/** How a lock is written: the path, with `/**` after a tree's directory. */
+function lockLabel(lock: Pick<FileLock, 'path' | 'kind'>): string {
+  return lock.kind === 'tree' ? `${lock.path}/**` : lock.path;
+}
+
+const GLOB = /[*?[\]{}]/;
+
+/**
+ * `dir/**` is a tree lock on `dir`; a path with no glob characters is a file lock; anything else
+ * (`src/*.ts`, `**`, a `**` in the middle, `src/auth/*`) is refused: a lock must say exactly what it covers.
+ */
+function parseLockPattern(input: string): { base: string; kind: LockKind } {
+  const raw = typeof input === 'string' ? input.trim() : '';
+  if (!GLOB.test(raw)) return { base: raw, kind: 'file' };
+  const tree = /^(.*?)\/+\*\*\/?$/.exec(raw);
+  const base = tree?.[1] ?? '';
+  if (!tree || base.trim() === '' || GLOB.test(base)) {
+    throw new SynapseError(
+      'invalid_input',
+      `ambiguous lock pattern ${JSON.stringify(input)}: lock one file (src/app.ts) or one directory tree written as the directory followed by /** (src/auth/**)`,
+    );
+  }
+  return { base, kind: 'tree' };
+}
+
+function isUnder(child: string, dir: string): boolean {
+  return child === dir || child.startsWith(dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`);
+}
+
+function overlaps(held: Pick<FileLock, 'path' | 'kind'>, wanted: { path: string; kind: LockKind }): boolean {
+  if (held.path === wanted.path) return true;
+  return (held.kind === 'tree' && isUnder(wanted.path, held.path)) || (wanted.kind === 'tree' && isUnder(held.path, wanted.path));
+}
+
 function heldError(holder: FileLock, now: number): SynapseError {
   const left = formatDuration(Date.parse(holder.expires_at) - now);
   const pid = holder.pid === null ? '' : `, pid ${holder.pid}`;
   const intent = holder.intent ? `: ${holder.intent}` : '';
-  return new SynapseError('lock_held', `${holder.path} is locked by ${holder.agent_id}${pid} (expires in ${left})${intent}`, { holder });
+  return new SynapseError('lock_held', `${lockLabel(holder)} is locked by ${holder.agent_id}${pid} (expires in ${left})${intent}`, { holder });
 }
 
 function requireAgent(agent: string): string {
@@ -357,7 +418,8 @@ export function editingFileOf(projectDir: string, agentId: string, env: Env): { 
   const locks = locksHeldBy(projectDir, agentId, env);
   const first = locks[0];
   if (!first) return null;
-  return { file: path.relative(projectDir, first.path) || first.path, more: locks.length - 1 };
+  const file = path.relative(projectDir, first.path) || first.path;
+  return { file: first.kind === 'tree' ? `${file}/**` : file, more: locks.length - 1 };
 }
 
 /** Cheap "is this agent editing something?" for the status signal. */

@@ -76,8 +76,11 @@ async function owner(io: CommandIo, agent: string, pidOption: string | undefined
   return { agent: id, pid: registered?.pid ?? io.parentPid };
 }
 
+/** The path as locked: a tree's directory followed by `/**`. */
+const label = (l: Pick<FileLock, 'path' | 'kind'>): string => (l.kind === 'tree' ? `${l.path}/**` : l.path);
+
 function lockLine(l: FileLock): string {
-  return `${l.path}  ${l.agent_id}${l.pid === null ? '' : ` (pid ${l.pid})`}  until ${l.expires_at}${l.intent ? `  ${l.intent}` : ''}`;
+  return `${label(l)}  ${l.agent_id}${l.pid === null ? '' : ` (pid ${l.pid})`}  until ${l.expires_at}${l.intent ? `  ${l.intent}` : ''}`;
 }
 
 function changeTable(rows: FileChange[]): string {
@@ -143,7 +146,7 @@ export async function listLocks(o: { json?: boolean }, io: CommandIo): Promise<v
     io,
     renderTable(
       ['PATH', 'AGENT', 'PID', 'EXPIRES', 'INTENT'],
-      locks.map((l) => [l.path, l.agent_id, l.pid === null ? '-' : String(l.pid), l.expires_at, l.intent ?? '-']),
+      locks.map((l) => [label(l), l.agent_id, l.pid === null ? '-' : String(l.pid), l.expires_at, l.intent ?? '-']),
     ),
   );
 }
@@ -246,8 +249,8 @@ export function registerFileSafetyCommands(program: Command): void {
   examples(
     fsCmd
       .command('lock')
-      .description('Lock a file for an agent (renews it if the agent already holds it)')
-      .argument('<path>', 'file to lock (relative paths are resolved against the project)')
+      .description('Lock a file, or a directory tree written dir/**, for an agent (renews it if the agent already holds it)')
+      .argument('<path>', "file to lock, or 'dir/**' for everything under dir (relative paths are resolved against the project; other globs are refused)")
       .argument('<agent>', 'agent id or name that will edit it')
       .option('--intent <text>', 'what the agent is about to do')
       .option('--ttl <duration>', 'how long the lock lasts unless renewed, e.g. 600, 10m, 1h (bare number = seconds)', '600')
@@ -256,7 +259,11 @@ export function registerFileSafetyCommands(program: Command): void {
       .option('--wait-interval <duration>', 'with --wait: how often to retry', '2')
       .option('--pid <pid>', "process whose death releases the lock (default: the agent's pid if registered, else the calling shell; 0 = TTL only)")
       .option('--json', 'print the lock as JSON'),
-    ['synapse file-safety lock src/db.ts alice --intent "add index" --ttl 15m', 'synapse file-safety lock src/db.ts bob --wait --wait-timeout 2m'],
+    [
+      'synapse file-safety lock src/db.ts alice --intent "add index" --ttl 15m',
+      "synapse file-safety lock 'src/auth/**' alice --intent 'rework login'",
+      'synapse file-safety lock src/db.ts bob --wait --wait-timeout 2m',
+    ],
   ).action((file: string, agent: string, o: LockOptions) => lockFile(file, agent, o, processIo()));
 
   examples(
@@ -266,7 +273,7 @@ export function registerFileSafetyCommands(program: Command): void {
       .argument('<path>')
       .argument('<agent>')
       .option('--json', 'print as JSON'),
-    ['synapse file-safety unlock src/db.ts alice'],
+    ['synapse file-safety unlock src/db.ts alice', "synapse file-safety unlock 'src/auth/**' alice"],
   ).action((file: string, agent: string, o: { json?: boolean }) => unlockFile(file, agent, o, processIo()));
 
   examples(fsCmd.command('locks').description('List the live locks').option('--json', 'print as JSON'), ['synapse file-safety locks --json']).action(

@@ -18,6 +18,7 @@ import { preview, renderTable } from '../table.js';
 import { listColumns } from '../../config/settings.js';
 import { editingText, skillSetOf, transportOf, type Editing } from '../../monitor/columns.js';
 import { envSetting } from '../../config/env-setting.js';
+import { lockEnforcement } from '../../config/pre-write-hook.js';
 import type { ListColumn } from '../../config/keys.js';
 import { absentStatus, isNotFound, waitingForAgent, waitingSection, waitingTargets } from './queue-view.js';
 
@@ -375,7 +376,17 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
   const original = writtenByOriginal(entry);
   const recent = await recentHistory(entry.agent_id, io.env);
   const waiting = waitingForAgent(entry);
-  const out = { ...entry, original, live, locks, board_tasks: boardTasks, recent_history: recent, waiting_messages: waiting };
+  const enforcement = lockEnforcement(entry.agent_type, entry.working_dir);
+  const out = {
+    ...entry,
+    original,
+    live,
+    locks,
+    locks_enforced: enforcement.enforced,
+    board_tasks: boardTasks,
+    recent_history: recent,
+    waiting_messages: waiting,
+  };
   if (flags.json) {
     io.out(`${JSON.stringify(out, null, 2)}\n`);
     return;
@@ -396,7 +407,8 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
     ...spawnLines(entry),
     `  since        ${entry.registered_at}`,
     `  log          ${entry.log_file ?? '-'}`,
-    `  locks        ${locks.length ? locks.map((l) => `${l.path}${l.intent ? ` (${l.intent})` : ''}`).join(', ') : '-'}`,
+    `  locks        ${locks.length ? locks.map((l) => `${l.kind === 'tree' ? `${l.path}/**` : l.path}${l.intent ? ` (${l.intent})` : ''}`).join(', ') : '-'}`,
+    `  enforcement  ${enforcement.detail}`,
     `  board tasks  ${boardTasks.length ? boardTasks.map((t) => `${t.id.slice(0, 8)} ${t.status} ${t.subject}`).join('; ') : '-'}`,
     ...(recent.length
       ? recent.map(

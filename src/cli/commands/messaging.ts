@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { processIo } from '../io.js';
 import type { ReplyFlags } from './reply.js';
+import type { FinishFlags } from './finish.js';
 import type { SendFlags } from './send.js';
 import type { ShellFlags } from './shell.js';
 
@@ -108,6 +109,25 @@ Lines can be piped in too; the shell exits after the last answer:
     .action(async (text: string | undefined, flags: ReplyFlags) => {
       const { replyCommand } = await import('./reply.js');
       await replyCommand(text, flags, processIo());
+    });
+
+  program
+    .command('finish')
+    .description("Hand off in one step: release this agent's locks, complete its claimed board tasks, and answer the sender with a note")
+    .option('--summary <text>', 'one line on what was done')
+    .option('--done <item>', 'something finished (repeatable)', collect)
+    .option('--remaining <item>', 'something left to do (repeatable)', collect)
+    .option('--blockers <item>', 'something in the way (repeatable)', collect)
+    .option('--reopen', 'put the claimed board tasks back to pending instead of completing them')
+    .option('--from <agent>', 'finish as this agent (default: $SYNAPSE_AGENT_ID or the agent whose terminal runs this)')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  synapse finish --summary "login refactor" --done "split auth.ts" --remaining "tests for logout"\n  synapse finish --reopen --blockers "staging database is down"\n\nThe note goes to the newest sender waiting for an answer (as synapse reply); with nobody waiting,\nlocks and tasks are still handed off and the note is not posted.',
+    )
+    .action(async (flags: FinishFlags) => {
+      const { finishCommand } = await import('./finish.js');
+      await finishCommand(flags, processIo());
     });
 
   program

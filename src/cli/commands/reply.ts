@@ -9,7 +9,8 @@ import { resolveSender } from '../../registry/sender.js';
 import type { CommandIo } from '../io.js';
 import { renderTable } from '../table.js';
 
-function self(from: string | undefined, env: NodeJS.ProcessEnv): RegistryEntry {
+/** The agent running this command (`SYNAPSE_AGENT_ID`, its terminal, or `--from`); shared with `finish`. */
+export function self(from: string | undefined, env: NodeJS.ProcessEnv): RegistryEntry {
   const me = resolveSender(liveAgents(env), { ...(from ? { from } : {}), env });
   if (!me.entry) {
     throw new SynapseError(

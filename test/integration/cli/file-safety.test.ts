@@ -170,7 +170,7 @@ describe('synapse file-safety', () => {
     expect((await json((c) => cleanupFileSafety({ days: '0', json: true }, c))).changes_deleted).toBe(2);
     expect((await run((c) => recentChanges({ limit: '20' }, c))).stdout).toBe('No changes recorded yet.\n');
     const debug = await json((c) => fileSafetyDebug(c));
-    expect(debug).toMatchObject({ enabled: true, schema_version: 2, journal_mode: 'wal', quick_check: 'ok', changes: 0 });
+    expect(debug).toMatchObject({ enabled: true, schema_version: 3, journal_mode: 'wal', quick_check: 'ok', changes: 0 });
   });
 
   it('honours SYNAPSE_FILE_SAFETY_DB_PATH and SYNAPSE_FILE_SAFETY_ENABLED', async () => {

@@ -62,3 +62,52 @@ describe('synapse file-safety (spawned)', () => {
     expect((await locks())[0]).toMatchObject({ agent_id: 'thief' });
   }, 45_000);
 });
+
+describe('synapse file-safety: directory-tree locks', () => {
+  const run = (args: string[]) => synapse(ctx.project, ['file-safety', ...args]);
+
+  it('a tree lock covers everything under it, overlapping locks are refused either way unless same owner', async () => {
+    const tree = await run(['lock', 'src/auth/**', 'alice', '--pid', '0', '--json']);
+    expect(tree.code, tree.stderr).toBe(0);
+    expect(JSON.parse(tree.stdout).lock).toMatchObject({ kind: 'tree', agent_id: 'alice' });
+
+    // A file inside the held tree, and a tree around it, are refused for another agent.
+    const inside = await run(['lock', 'src/auth/deep/login.ts', 'bob', '--pid', '0']);
+    expect(inside.code).toBe(1);
+    expect(inside.stderr).toMatch(/src\/auth\/\*\* is locked by alice/);
+    expect((await run(['lock', 'src/**', 'bob', '--pid', '0'])).code).toBe(1);
+    // The owner may lock files in its own tree; a sibling directory is free.
+    expect((await run(['lock', 'src/auth/login.ts', 'alice', '--pid', '0'])).code).toBe(0);
+    expect((await run(['lock', 'src/authz/x.ts', 'bob', '--pid', '0'])).code).toBe(0);
+
+    // validate denies writes under the tree to others, allows them to the owner.
+    const denied = await run(['validate', 'src/auth/deep/new.ts', 'bob']);
+    expect([denied.code, denied.stdout]).toEqual([1, expect.stringContaining('src/auth/** is locked by alice')]);
+    expect((await run(['validate', 'src/auth/deep/new.ts', 'alice'])).code).toBe(0);
+    expect((await run(['validate', 'src/authz/x.ts', 'carol'])).code).toBe(1);
+    expect((await run(['validate', 'src/other.ts', 'bob'])).code).toBe(0);
+
+    const listed = JSON.parse((await run(['locks', '--json'])).stdout) as { path: string; kind: string }[];
+    expect(listed.map((l) => l.kind).sort()).toEqual(['file', 'file', 'tree']);
+    expect((await run(['locks'])).stdout).toMatch(/src\/auth\/\*\*\s+alice/);
+
+    expect((await run(['unlock', 'src/auth/**', 'alice'])).code).toBe(0);
+    expect((await run(['unlock', 'src/auth/login.ts', 'alice'])).code).toBe(0);
+    expect((await run(['validate', 'src/auth/deep/new.ts', 'bob'])).code).toBe(0);
+  });
+
+  it('a tree lock over a file another agent holds is refused', async () => {
+    expect((await run(['lock', 'lib/db/pool.ts', 'alice', '--pid', '0'])).code).toBe(0);
+    const over = await run(['lock', 'lib/**', 'bob', '--pid', '0']);
+    expect(over.code).toBe(1);
+    expect(over.stderr).toMatch(/lib\/db\/pool\.ts is locked by alice/);
+    expect((await run(['lock', 'lib/db/**', 'alice', '--pid', '0'])).code).toBe(0);
+  });
+
+  it.each(['src/*.ts', '**', 'a/**/b', 'src/auth/*', 'src/{a,b}/**', '**/x.ts'])('refuses the ambiguous pattern %s', async (pattern) => {
+    const out = await run(['lock', pattern, 'alice', '--pid', '0']);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain('ambiguous lock pattern');
+    expect(out.stderr).toContain('src/auth/**');
+  });
+});

@@ -183,8 +183,9 @@ describe('file-safety schema', () => {
     v1.prepare(`INSERT INTO locks VALUES (?, 'alice', NULL, 'old', '2026-01-01T00:00:00.000Z', '2099-01-01T00:00:00.000Z')`).run(path.join(root, 'a.ts'));
     v1.close();
     const s = new FileSafetyStore(file, { baseDir: root });
-    expect(s.schemaVersion()).toBe(2);
-    expect(s.locks().map((l) => l.intent)).toEqual(['old']);
+    expect(s.schemaVersion()).toBe(3);
+    // A lock from before tree locks is a file lock.
+    expect(s.locks().map((l) => [l.intent, l.kind])).toEqual([['old', 'file']]);
     s.close();
   });
 });
