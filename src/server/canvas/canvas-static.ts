@@ -17,14 +17,12 @@ const require = createRequire(import.meta.url);
 /** `web/canvas/`, beside `dist/` and `src/` alike. */
 export const WEB_ROOT = fileURLToPath(new URL('../../../web/canvas/', import.meta.url));
 
+/** Where `name` is installed, found the way `require` looks (some of these packages have no main entry to resolve). */
 function packageDir(name: string): string {
-  let dir = path.dirname(require.resolve(name));
-  while (!fs.existsSync(path.join(dir, 'package.json')) || JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).name !== name) {
-    const up = path.dirname(dir);
-    if (up === dir) throw new Error(`cannot find the package folder of ${name}`);
-    dir = up;
+  for (const dir of require.resolve.paths(name) ?? []) {
+    if (fs.existsSync(path.join(dir, name, 'package.json'))) return path.join(dir, name);
   }
-  return dir;
+  throw new Error(`the package ${name} is not installed`);
 }
 
 /** URL prefix under /vendor/ → a folder of an installed package. */
@@ -33,8 +31,8 @@ const VENDOR: Record<string, [pkg: string, folder: string]> = {
   chartjs: ['chart.js', 'dist'],
   dompurify: ['dompurify', 'dist'],
   marked: ['marked', 'lib'],
-  hljs: ['highlight.js', 'es'],
-  'hljs-styles': ['highlight.js', 'styles'],
+  hljs: ['@highlightjs/cdn-assets', 'es'],
+  'hljs-styles': ['@highlightjs/cdn-assets', 'styles'],
 };
 
 const TYPES: Record<string, string> = {
