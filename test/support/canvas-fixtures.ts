@@ -8,9 +8,21 @@ const SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="160" height="90"><re
 export const SAMPLE_CARDS: Record<string, { title: string; body: unknown }> = {
   markdown: { title: 'Status', body: '# Parser\n\n- [x] tokenizer\n- [ ] **error recovery**\n\n`npm test` is green.' },
   mermaid: { title: 'Flow', body: 'graph LR\n  A[request] --> B{cached?}\n  B -- yes --> C[answer]\n  B -- no --> D[compute] --> C' },
-  table: { title: 'Files', body: { headers: ['file', 'lines', 'covered'], rows: [['parser.ts', 412, true], ['lexer.ts', 188, false]] } },
+  table: {
+    title: 'Files',
+    body: {
+      headers: ['file', 'lines', 'covered'],
+      rows: [
+        ['parser.ts', 412, true],
+        ['lexer.ts', 188, false],
+      ],
+    },
+  },
   chart: { title: 'Latency', body: { type: 'bar', labels: ['p50', 'p90', 'p99'], datasets: [{ label: 'ms', data: [12, 40, 95] }] } },
-  code: { title: 'Snippet', body: { code: 'export function add(a: number, b: number): number {\n  return a + b;\n}\n', language: 'typescript', filename: 'add.ts' } },
+  code: {
+    title: 'Snippet',
+    body: { code: 'export function add(a: number, b: number): number {\n  return a + b;\n}\n', language: 'typescript', filename: 'add.ts' },
+  },
   html: { title: 'Report', body: '<h2 id="report-head">Build report</h2><p style="color:#16a34a">All 212 tests passed.</p>' },
   diff: {
     title: 'Change',
@@ -19,23 +31,68 @@ export const SAMPLE_CARDS: Record<string, { title: string; body: unknown }> = {
   image: { title: 'Logo', body: { src: `data:image/svg+xml;base64,${Buffer.from(SVG).toString('base64')}`, alt: 'logo' } },
   link: { title: 'Spec', body: { url: 'https://example.com/spec', title: 'The spec', description: 'What the parser must accept.' } },
   progress: { title: 'Migration', body: { value: 3, max: 5, label: 'tables migrated', steps: ['users', 'orders', 'items', 'payments', 'audit'] } },
-  terminal: { title: 'Test run', body: '\u001b[32m✓\u001b[0m parser (12 tests)\n\u001b[31m✗\u001b[0m lexer \u001b[1mfailed\u001b[0m\n\u001b[38;5;208morange 256\u001b[0m' },
+  terminal: {
+    title: 'Test run',
+    body: '\u001b[32m✓\u001b[0m parser (12 tests)\n\u001b[31m✗\u001b[0m lexer \u001b[1mfailed\u001b[0m\n\u001b[38;5;208morange 256\u001b[0m',
+  },
   'dependency-graph': {
     title: 'Modules',
-    body: { nodes: [{ id: 'cli' }, { id: 'store', status: 'completed' }, { id: 'server', label: 'HTTP "server"', status: 'active' }], edges: [{ from: 'cli', to: 'store' }, { from: 'server', to: 'store' }] },
+    body: {
+      nodes: [{ id: 'cli' }, { id: 'store', status: 'completed' }, { id: 'server', label: 'HTTP "server"', status: 'active' }],
+      edges: [
+        { from: 'cli', to: 'store' },
+        { from: 'server', to: 'store' },
+      ],
+    },
   },
-  cost: { title: 'Spend', body: { currency: 'USD', items: [{ label: 'claude', input_tokens: 120000, output_tokens: 8000, cost: 1.92 }, { label: 'codex', cost: 0.4 }] } },
+  cost: {
+    title: 'Spend',
+    body: {
+      currency: 'USD',
+      items: [
+        { label: 'claude', input_tokens: 120000, output_tokens: 8000, cost: 1.92 },
+        { label: 'codex', cost: 0.4 },
+      ],
+    },
+  },
   briefing: {
     title: 'Morning briefing',
-    body: { summary: 'Two agents worked overnight.', sections: [{ title: 'Done', content: '- parser' }, { title: 'Numbers', block: { type: 'table', body: { headers: ['k', 'v'], rows: [['tests', 212]] } } }] },
+    body: {
+      summary: 'Two agents worked overnight.',
+      sections: [
+        { title: 'Done', content: '- parser' },
+        { title: 'Numbers', block: { type: 'table', body: { headers: ['k', 'v'], rows: [['tests', 212]] } } },
+      ],
+    },
   },
-  comparison: { title: 'Options', body: { items: [{ title: 'SQLite', content: 'one file, WAL' }, { title: 'Postgres', content: 'a server, many machines' }] } },
+  comparison: {
+    title: 'Options',
+    body: {
+      items: [
+        { title: 'SQLite', content: 'one file, WAL' },
+        { title: 'Postgres', content: 'a server, many machines' },
+      ],
+    },
+  },
   dashboard: {
     title: 'Team',
-    body: { widgets: [{ title: 'Progress', block: { type: 'progress', body: { value: 7, max: 10 } } }, { title: 'Note', content: '**on track**' }] },
+    body: {
+      widgets: [
+        { title: 'Progress', block: { type: 'progress', body: { value: 7, max: 10 } } },
+        { title: 'Note', content: '**on track**' },
+      ],
+    },
   },
   steps: { title: 'Release', body: { steps: [{ title: 'build', status: 'done' }, { title: 'test', status: 'active' }, { title: 'publish' }] } },
-  slides: { title: 'Demo', body: { slides: [{ title: 'One', content: 'first slide' }, { title: 'Two', content: 'second slide' }] } },
+  slides: {
+    title: 'Demo',
+    body: {
+      slides: [
+        { title: 'One', content: 'first slide' },
+        { title: 'Two', content: 'second slide' },
+      ],
+    },
+  },
   plan: {
     title: 'Parser plan',
     body: {
@@ -60,7 +117,12 @@ export interface CanvasServer {
 /** `synapse canvas serve --no-open` as a child (its own process group), ready when /api/status answers. */
 export async function startCanvas(env: NodeJS.ProcessEnv, cwd: string): Promise<CanvasServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'canvas', 'serve', '--port', String(port), '--no-open'], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [BIN, 'canvas', 'serve', '--port', String(port), '--no-open'], {
+    env,
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

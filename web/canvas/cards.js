@@ -15,7 +15,13 @@ async function mermaidLib() {
   await mermaidReady;
   const t = theme();
   if (mermaidTheme !== t) {
-    window.mermaid.initialize({ startOnLoad: false, securityLevel: 'strict', theme: t === 'dark' ? 'dark' : 'default', htmlLabels: false, flowchart: { htmlLabels: false } });
+    window.mermaid.initialize({
+      startOnLoad: false,
+      securityLevel: 'strict',
+      theme: t === 'dark' ? 'dark' : 'default',
+      htmlLabels: false,
+      flowchart: { htmlLabels: false },
+    });
     mermaidTheme = t;
   }
   return window.mermaid;

@@ -68,13 +68,37 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the Canvas dashboard in chro
     await expect(card('markdown').locator('h1').textContent()).resolves.toBe('Parser');
     expect(await card('mermaid').locator('svg').count()).toBe(1);
     expect(await card('table').locator('tbody tr').count()).toBe(2);
-    expect(await card('chart').locator('canvas').evaluate((c: HTMLCanvasElement) => c.width > 0)).toBe(true);
+    expect(
+      await card('chart')
+        .locator('canvas')
+        .evaluate((c: HTMLCanvasElement) => c.width > 0),
+    ).toBe(true);
     expect(await card('code').locator('.hljs-keyword').count()).toBeGreaterThan(0);
-    await waitFor(async () => (await card('html').frameLocator('iframe').locator('#report-head').textContent().catch(() => null)) === 'Build report', 10_000, 'the html frame');
-    expect(Number.parseInt(await card('html').locator('iframe').evaluate((f: HTMLIFrameElement) => f.style.height), 10)).toBeGreaterThan(40);
+    await waitFor(
+      async () =>
+        (await card('html')
+          .frameLocator('iframe')
+          .locator('#report-head')
+          .textContent()
+          .catch(() => null)) === 'Build report',
+      10_000,
+      'the html frame',
+    );
+    expect(
+      Number.parseInt(
+        await card('html')
+          .locator('iframe')
+          .evaluate((f: HTMLIFrameElement) => f.style.height),
+        10,
+      ),
+    ).toBeGreaterThan(40);
     expect(await card('diff').locator('td.del').count()).toBeGreaterThan(0);
     expect(await card('diff').locator('td.add').count()).toBeGreaterThan(0);
-    expect(await card('image').locator('img').evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth)).toBe(160);
+    expect(
+      await card('image')
+        .locator('img')
+        .evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth),
+    ).toBe(160);
     expect(await card('link').locator('a').getAttribute('href')).toBe('https://example.com/spec');
     expect(await card('progress').locator('.progress-bar').getAttribute('style')).toContain('60%');
     expect(await card('terminal').locator('span[style*="color"]').count()).toBeGreaterThanOrEqual(3);
@@ -123,7 +147,15 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the Canvas dashboard in chro
     await page.waitForSelector('article[data-card-id="hostile-html"][data-rendered="1"]');
     await page.waitForSelector('article[data-card-id="hostile-md"][data-rendered="1"]');
     const frame = page.frameLocator('article[data-card-id="hostile-html"] iframe');
-    await waitFor(async () => (await frame.locator('#inside').textContent().catch(() => null)) === 'harmless text', 10_000, 'the hostile frame to render');
+    await waitFor(
+      async () =>
+        (await frame
+          .locator('#inside')
+          .textContent()
+          .catch(() => null)) === 'harmless text',
+      10_000,
+      'the hostile frame to render',
+    );
     // Sanitised: the script and the handler are gone from the frame and from the markdown.
     expect(await frame.locator('script').count()).toBe(0);
     expect(await frame.locator('[onerror]').count()).toBe(0);
@@ -167,7 +199,7 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the Canvas dashboard in chro
     await page.waitForSelector(`#agents tr[data-agent-id="${agent.agentId}"]`, { timeout: 5000 });
     await page.screenshot({ path: shot('view-agents') });
     await page.goto(`${server.url}/#control`);
-    await page.waitForSelector(`#control-agent option[value="${agent.agentId}"]`, { state: "attached", timeout: 5000 });
+    await page.waitForSelector(`#control-agent option[value="${agent.agentId}"]`, { state: 'attached', timeout: 5000 });
     await page.selectOption('#control-agent', agent.agentId);
     await page.fill('#control-message', 'hello from the dashboard\nsecond line');
     // Enter alone (and Enter while an IME composes) does not send; Ctrl+Enter does.
@@ -175,7 +207,8 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the Canvas dashboard in chro
     expect(await page.locator('.exchange').count()).toBe(0);
     await page.press('#control-message', 'Control+Enter');
     await page.waitForSelector('.exchange .answer.completed', { timeout: 20_000 });
-    expect(await page.locator('.exchange .answer').textContent()).toContain('ECHO: hello from the dashboard');
+    const answer = await page.locator('.exchange .answer').textContent();
+    expect(answer).toMatch(/^ECHO: .*hello from the dashboard\nsecond line/s);
     await page.screenshot({ path: shot('view-control') });
   }, 60_000);
 
@@ -239,8 +272,22 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the Canvas dashboard in chro
     await page.waitForSelector('article[data-card-type="mermaid"][data-rendered="1"]');
     await page.screenshot({ path: shot('view-cards-dark') });
     await page.setViewportSize({ width: 390, height: 844 });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
+    // Charts redraw at the new width on their next frames; then nothing sticks out sideways: wide content (tables, code, diffs) scrolls inside its card.
+    await page
+      .waitForFunction(() => [...document.querySelectorAll('canvas')].every((c) => c.getBoundingClientRect().right <= window.innerWidth), undefined, {
+        timeout: 3000,
+      })
+      .catch(() => undefined);
+    const sticking = await page.evaluate(() =>
+      [...document.querySelectorAll('main *, header *')]
+        .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.scroll-x, pre, .mermaid-box'))
+        .map(
+          (e) =>
+            `${e.tagName}.${e.className} right=${Math.round(e.getBoundingClientRect().right)} in ${e.closest('article')?.getAttribute('data-card-type')} style=${e.getAttribute('style')}`,
+        ),
+    );
+    expect(sticking).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
     await page.screenshot({ path: shot('view-cards-narrow') });
     await page.setViewportSize({ width: 1280, height: 800 });
   });
