@@ -61,6 +61,11 @@ export async function buildCanvasApp(opts: CanvasAppOptions): Promise<CanvasApp>
   const websocket = requireCjs('@fastify/websocket') as typeof WebsocketPlugin;
   await app.register(websocket.default, { options: { maxPayload: 64 * 1024 } });
   app.get('/ws', { websocket: true }, (socket) => live.add(socket));
+  // An upgrade refused by the guards (403, 404) keeps its socket open unless told otherwise; such a
+  // socket would hold the server open at close, so it is ended with the refusal.
+  app.addHook('onResponse', async (req, reply) => {
+    if (req.headers.upgrade !== undefined && reply.statusCode >= 400) req.raw.socket.destroy();
+  });
 
   canvasRoutes(app, { env: opts.env, canvas, live, send: opts.send, jump: opts.jump, info: opts.info ?? (() => ({})) });
   staticRoutes(app, opts.port);
