@@ -12,7 +12,7 @@ const Text = (maxLength = 200_000) => Type.String({ maxLength });
 const Short = Type.String({ maxLength: 500 });
 const Cell = Type.Union([Type.String({ maxLength: 10_000 }), Type.Number(), Type.Boolean(), Type.Null()]);
 
-export const STEP_STATUSES = ['proposed', 'active', 'completed', 'cancelled'] as const;
+const STEP_STATUSES = ['proposed', 'active', 'completed', 'cancelled'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
 
 const PlanStep = Type.Object(
@@ -32,7 +32,7 @@ const PlanStep = Type.Object(
 );
 
 /** The plain card bodies: each can also appear as a block inside a layout template. */
-export const BLOCK_SCHEMAS = {
+const BLOCK_SCHEMAS = {
   mermaid: Text(),
   markdown: Text(),
   html: Text(),
@@ -62,10 +62,7 @@ export const BLOCK_SCHEMAS = {
     { code: Text(), language: Type.Optional(Type.String({ maxLength: 50, pattern: '^[A-Za-z0-9_+#.-]*$' })), filename: Type.Optional(Short) },
     { additionalProperties: false },
   ),
-  diff: Type.Union([
-    Text(),
-    Type.Object({ before: Text(), after: Text(), filename: Type.Optional(Short) }, { additionalProperties: false }),
-  ]),
+  diff: Type.Union([Text(), Type.Object({ before: Text(), after: Text(), filename: Type.Optional(Short) }, { additionalProperties: false })]),
   image: Type.Object(
     {
       src: Type.String({ maxLength: 5_000_000, pattern: '^(https?://|data:image/(png|jpeg|gif|webp|svg\\+xml);base64,)' }),
@@ -93,11 +90,17 @@ export const BLOCK_SCHEMAS = {
   'dependency-graph': Type.Object(
     {
       nodes: Type.Array(
-        Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }), label: Type.Optional(Short), status: Type.Optional(Type.String({ maxLength: 50 })) }, { additionalProperties: false }),
+        Type.Object(
+          { id: Type.String({ minLength: 1, maxLength: 100 }), label: Type.Optional(Short), status: Type.Optional(Type.String({ maxLength: 50 })) },
+          { additionalProperties: false },
+        ),
         { maxItems: 500 },
       ),
       edges: Type.Array(
-        Type.Object({ from: Type.String({ maxLength: 100 }), to: Type.String({ maxLength: 100 }), label: Type.Optional(Short) }, { additionalProperties: false }),
+        Type.Object(
+          { from: Type.String({ maxLength: 100 }), to: Type.String({ maxLength: 100 }), label: Type.Optional(Short) },
+          { additionalProperties: false },
+        ),
         { maxItems: 2000 },
       ),
     },
@@ -123,8 +126,8 @@ export const BLOCK_SCHEMAS = {
   ),
 } satisfies Record<string, TSchema>;
 
-export type BlockType = keyof typeof BLOCK_SCHEMAS;
-export const BLOCK_TYPES = Object.keys(BLOCK_SCHEMAS) as BlockType[];
+type BlockType = keyof typeof BLOCK_SCHEMAS;
+const BLOCK_TYPES = Object.keys(BLOCK_SCHEMAS) as BlockType[];
 
 /** A plain card inside a template: `{type, body}`. */
 const Block = Type.Union(BLOCK_TYPES.map((t) => Type.Object({ type: Type.Literal(t), body: BLOCK_SCHEMAS[t] }, { additionalProperties: false })));
@@ -135,7 +138,7 @@ const Section = Type.Object(
 );
 
 /** Layout templates: several blocks arranged one way. */
-export const TEMPLATE_SCHEMAS = {
+const TEMPLATE_SCHEMAS = {
   briefing: Type.Object({ summary: Type.Optional(Text(50_000)), sections: Type.Array(Section, { maxItems: 50 }) }, { additionalProperties: false }),
   comparison: Type.Object({ items: Type.Array(Section, { minItems: 2, maxItems: 6 }) }, { additionalProperties: false }),
   dashboard: Type.Object({ widgets: Type.Array(Section, { maxItems: 24 }) }, { additionalProperties: false }),
@@ -168,13 +171,12 @@ export const TEMPLATE_SCHEMAS = {
 } satisfies Record<string, TSchema>;
 
 export type PlanBody = Static<typeof TEMPLATE_SCHEMAS.plan>;
-export type PlanStepBody = Static<typeof PlanStep>;
 
-export const CARD_SCHEMAS = { ...BLOCK_SCHEMAS, ...TEMPLATE_SCHEMAS };
+const CARD_SCHEMAS = { ...BLOCK_SCHEMAS, ...TEMPLATE_SCHEMAS };
 export type CardType = keyof typeof CARD_SCHEMAS;
 export const CARD_TYPES = Object.keys(CARD_SCHEMAS) as CardType[];
 
-export function isCardType(value: string): value is CardType {
+function isCardType(value: string): value is CardType {
   return Object.hasOwn(CARD_SCHEMAS, value);
 }
 

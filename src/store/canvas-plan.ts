@@ -24,7 +24,7 @@ function planCard(canvas: CanvasStore, planId: string): { card: Card; plan: Plan
 }
 
 /** A board task's status as the step status a plan card shows. */
-export function stepStatusOf(task: TaskStatus | null): StepStatus {
+function stepStatusOf(task: TaskStatus | null): StepStatus {
   switch (task) {
     case 'in_progress':
       return 'active';
@@ -62,7 +62,14 @@ export function acceptPlan(canvas: CanvasStore, board: TaskBoard, planId: string
   );
   const steps = plan.steps.map((s) => (ids.has(s.id) ? { ...s, task_id: ids.get(s.id)!, status: 'proposed' as const } : s));
   const accepted_at = iso((opts.clock ?? systemClock).now());
-  const { card: updated } = canvas.post({ id: planId, type: 'plan', title: card.title, body: { ...plan, steps, accepted_at }, agent_id: card.agent_id, tags: card.tags });
+  const { card: updated } = canvas.post({
+    id: planId,
+    type: 'plan',
+    title: card.title,
+    body: { ...plan, steps, accepted_at },
+    agent_id: card.agent_id,
+    tags: card.tags,
+  });
   return { card: updated, changed: steps.flatMap((s) => (ids.has(s.id) ? [{ step: s.id, task_id: s.task_id!, status: 'proposed' as const }] : [])) };
 }
 

@@ -92,7 +92,7 @@ export interface CardFilter {
 
 const CARD_ID = /^[A-Za-z0-9_.-]{1,100}$/;
 
-export function checkCardId(id: string): string {
+function checkCardId(id: string): string {
   if (!CARD_ID.test(id)) throw new SynapseError('invalid_input', `card id '${id}' must be 1-100 letters, digits, '.', '_' or '-'`);
   return id;
 }
@@ -162,7 +162,16 @@ export class CanvasStore {
         throw new SynapseError('conflict', `card ${id} is a ${existing.type} card; post a ${type} card under another id`, { id });
       }
       const now = iso(this.clock.now());
-      const row = { id, type, title, body: JSON.stringify(body), agent_id: agent, agent_name: input.agent_name?.trim() || null, tags: JSON.stringify(tags), now };
+      const row = {
+        id,
+        type,
+        title,
+        body: JSON.stringify(body),
+        agent_id: agent,
+        agent_name: input.agent_name?.trim() || null,
+        tags: JSON.stringify(tags),
+        now,
+      };
       if (existing) db.prepare(`UPDATE cards SET title = @title, body = @body, tags = @tags, updated_at = @now WHERE id = @id`).run(row);
       else
         db.prepare(
@@ -196,7 +205,9 @@ export class CanvasStore {
     }
     return this.store.run((db) =>
       (
-        db.prepare(`SELECT * FROM cards ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY updated_at DESC, seq DESC LIMIT @limit`).all(params) as CardRow[]
+        db
+          .prepare(`SELECT * FROM cards ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY updated_at DESC, seq DESC LIMIT @limit`)
+          .all(params) as CardRow[]
       ).map(toCard),
     );
   }

@@ -124,8 +124,8 @@ export async function startCanvas(env: NodeJS.ProcessEnv, cwd: string): Promise<
     detached: true,
   });
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
   const url = `http://127.0.0.1:${port}`;
   await waitFor(
     async () => {

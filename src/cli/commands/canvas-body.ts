@@ -41,7 +41,14 @@ const LANGS: Record<string, string> = {
   '.h': 'c',
 };
 
-const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.svg': 'image/svg+xml' };
+const IMAGE_TYPES: Record<string, string> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.svg': 'image/svg+xml',
+};
 
 /** The text given: the argument, `-` for stdin, or `--file`. */
 export async function bodyText(arg: string | undefined, file: string | undefined, io: CommandIo): Promise<string> {
@@ -89,7 +96,7 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 const decode = (s: string) => s.replace(/&(amp|lt|gt|quot|#39|apos);/g, (_m, e: string) => ENTITIES[e] ?? '').trim();
 
 /** The page's `<title>` and meta description, when it answers within 3 s; an unreachable page gives none. */
-export async function pageInfo(url: string): Promise<{ title?: string; description?: string }> {
+async function pageInfo(url: string): Promise<{ title?: string; description?: string }> {
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(3000), redirect: 'follow', headers: { accept: 'text/html' } });
     if (!res.ok || !(res.headers.get('content-type') ?? '').includes('html')) return {};

@@ -87,7 +87,12 @@ export async function canvasStatus(o: { json?: boolean }, io: CommandIo): Promis
   const { runningCanvas } = await import('./canvas-client.js');
   const state = runningCanvas(io.env);
   if (o.json) return printJson(io, state ? { running: true, ...state } : { running: false });
-  println(io, state ? `running at ${state.url} (pid ${state.pid}, board of ${state.project_dir}, since ${state.started_at})` : 'not running; start it with synapse canvas serve');
+  println(
+    io,
+    state
+      ? `running at ${state.url} (pid ${state.pid}, board of ${state.project_dir}, since ${state.started_at})`
+      : 'not running; start it with synapse canvas serve',
+  );
 }
 
 /** `synapse canvas stop`: SIGTERM, then waits up to 5 s for it to go. */

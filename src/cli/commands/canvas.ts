@@ -48,7 +48,10 @@ async function post(type: string, body: unknown, o: PostFlags, io: CommandIo, ti
     ...(tags.length ? { tags } : {}),
   });
   if (o.json) return printJson(io, result);
-  println(io, `${result.created ? 'posted' : 'updated'} ${result.card.type} card ${result.card.id}${result.via === 'database' ? ' (no canvas server running: stored for the next start)' : ''}`);
+  println(
+    io,
+    `${result.created ? 'posted' : 'updated'} ${result.card.type} card ${result.card.id}${result.via === 'database' ? ' (no canvas server running: stored for the next start)' : ''}`,
+  );
 }
 
 /** `synapse canvas <type> <body|--file F>`. */
@@ -65,16 +68,26 @@ export async function postTyped(type: string, json: string | undefined, o: PostF
 /** `synapse canvas post-raw <json>`: a whole card, `{type, body, title?, id?, tags?}`. */
 export async function postRaw(json: string | undefined, o: { file?: string; as?: string; json?: boolean }, io: CommandIo): Promise<void> {
   const raw = parseJson(await bodyText(json, o.file, io), 'the card');
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new SynapseError('invalid_input', 'post-raw takes a JSON object {type, body, title?, id?, tags?}');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new SynapseError('invalid_input', 'post-raw takes a JSON object {type, body, title?, id?, tags?}');
   const c = raw as { type?: unknown; body?: unknown; title?: unknown; id?: unknown; tags?: unknown };
   if (typeof c.type !== 'string') throw new SynapseError('invalid_input', 'the card needs a "type" string');
   if (c.title !== undefined && typeof c.title !== 'string') throw new SynapseError('invalid_input', '"title" must be a string');
   if (c.id !== undefined && typeof c.id !== 'string') throw new SynapseError('invalid_input', '"id" must be a string');
-  if (c.tags !== undefined && !(Array.isArray(c.tags) && c.tags.every((t) => typeof t === 'string'))) throw new SynapseError('invalid_input', '"tags" must be an array of strings');
-  await post(c.type, c.body, { ...o, ...(c.title !== undefined ? { title: c.title } : {}), ...(c.id !== undefined ? { id: c.id } : {}), ...(c.tags ? { tags: (c.tags as string[]).join(',') } : {}) }, io);
+  if (c.tags !== undefined && !(Array.isArray(c.tags) && c.tags.every((t) => typeof t === 'string')))
+    throw new SynapseError('invalid_input', '"tags" must be an array of strings');
+  await post(
+    c.type,
+    c.body,
+    { ...o, ...(c.title !== undefined ? { title: c.title } : {}), ...(c.id !== undefined ? { id: c.id } : {}), ...(c.tags ? { tags: c.tags.join(',') } : {}) },
+    io,
+  );
 }
 
-export async function listCanvas(o: { mine?: boolean; search?: string; type?: string; agent?: string; limit: string; json?: boolean }, io: CommandIo): Promise<void> {
+export async function listCanvas(
+  o: { mine?: boolean; search?: string; type?: string; agent?: string; limit: string; json?: boolean },
+  io: CommandIo,
+): Promise<void> {
   const { listCards } = await import('./canvas-client.js');
   const agent = o.mine ? (await author(io, undefined)).agent_id : o.agent;
   const cards: Card[] = await listCards(io.env, {
@@ -119,20 +132,31 @@ const COMMON = (cmd: Command) =>
 const SHORTCUT_HELP: Record<ShortcutType, [string, string[]]> = {
   mermaid: ['a Mermaid diagram', ['synapse canvas mermaid "graph TD; A-->B" --title Flow', 'synapse canvas mermaid --file arch.mmd']],
   markdown: ['Markdown (sanitised when shown)', ['synapse canvas markdown "# Status\\n- parser done" --title Status']],
-  table: ['a table: JSON {headers, rows}, or a .csv file', ['synapse canvas table \'{"headers":["file","lines"],"rows":[["a.ts",120]]}\'', 'synapse canvas table --file results.csv']],
-  chart: ['a Chart.js chart: {type, labels, datasets:[{label, data}]}', ['synapse canvas chart \'{"type":"bar","labels":["a","b"],"datasets":[{"label":"ms","data":[3,5]}]}\'']],
+  table: [
+    'a table: JSON {headers, rows}, or a .csv file',
+    ['synapse canvas table \'{"headers":["file","lines"],"rows":[["a.ts",120]]}\'', 'synapse canvas table --file results.csv'],
+  ],
+  chart: [
+    'a Chart.js chart: {type, labels, datasets:[{label, data}]}',
+    ['synapse canvas chart \'{"type":"bar","labels":["a","b"],"datasets":[{"label":"ms","data":[3,5]}]}\''],
+  ],
   code: ['highlighted code (--lang, or from the file name)', ['synapse canvas code --file src/parser.ts', 'synapse canvas code "print(1)" --lang python']],
   html: ['HTML in a sandboxed frame (sanitised, no scripts)', ['synapse canvas html "<h2>Report</h2><p>All green</p>"']],
   diff: ['a side-by-side diff: unified diff text, or JSON {before, after}', ['git diff | synapse canvas diff - --title "Parser change"']],
   image: ['an image: a .png/.jpg/.gif/.webp/.svg file or an http(s) URL', ['synapse canvas image screenshot.png --title "Login page"']],
   link: ['a link; its page title and description are read when it answers', ['synapse canvas link https://example.com/spec']],
   briefing: ['a briefing: JSON {summary, sections:[{title, content}]}', ['synapse canvas briefing --file briefing.json']],
-  plan: ['a plan: JSON {steps:[{id, title, depends_on}]}; accept it with synapse tasks accept-plan', ['synapse canvas plan --file plan.json --id release-plan']],
+  plan: [
+    'a plan: JSON {steps:[{id, title, depends_on}]}; accept it with synapse tasks accept-plan',
+    ['synapse canvas plan --file plan.json --id release-plan'],
+  ],
 };
 
 // eslint-disable-next-line max-lines-per-function -- commander declarations, no logic
 export function registerCanvasCommands(program: Command): void {
-  const canvas = program.command('canvas').description('The Canvas web dashboard: cards agents post (~/.synapse/canvas.db), the agents, the task board, and a message box');
+  const canvas = program
+    .command('canvas')
+    .description('The Canvas web dashboard: cards agents post (~/.synapse/canvas.db), the agents, the task board, and a message box');
   examples(canvas, ['synapse canvas serve', 'synapse canvas markdown "# Hello from $SYNAPSE_AGENT_ID"', 'synapse canvas list --type plan']);
 
   examples(
@@ -144,11 +168,11 @@ export function registerCanvasCommands(program: Command): void {
       .option('--json', 'print {url, port, pid} as JSON once listening'),
     ['synapse canvas serve', 'synapse canvas serve --port 3100 --no-open'],
   ).action((o: ServeOptions) => serveCanvas(o, processIo()));
-  examples(canvas.command('status').description('Is the dashboard running, and where').option('--json', 'print as JSON'), ['synapse canvas status --json']).action(
-    (o: { json?: boolean }) => canvasStatus(o, processIo()),
-  );
-  examples(canvas.command('stop').description('Stop the running dashboard').option('--json', 'print as JSON'), ['synapse canvas stop']).action((o: { json?: boolean }) =>
-    stopCanvas(o, processIo()),
+  examples(canvas.command('status').description('Is the dashboard running, and where').option('--json', 'print as JSON'), [
+    'synapse canvas status --json',
+  ]).action((o: { json?: boolean }) => canvasStatus(o, processIo()));
+  examples(canvas.command('stop').description('Stop the running dashboard').option('--json', 'print as JSON'), ['synapse canvas stop']).action(
+    (o: { json?: boolean }) => stopCanvas(o, processIo()),
   );
 
   for (const type of SHORTCUT_TYPES) {
@@ -209,7 +233,12 @@ export function registerCanvasCommands(program: Command): void {
     'synapse canvas delete 1f2e3d4c',
   ]).action((id: string, o: { json?: boolean }) => deleteCanvasCard(id, o, processIo()));
 
-  examples(canvas.command('clear').description('Delete every card, or every card of one agent').option('--agent <agent>', 'only this agent\'s cards').option('--json', 'print as JSON'), [
-    'synapse canvas clear --agent alice',
-  ]).action((o: { agent?: string; json?: boolean }) => clearCanvas(o, processIo()));
+  examples(
+    canvas
+      .command('clear')
+      .description('Delete every card, or every card of one agent')
+      .option('--agent <agent>', "only this agent's cards")
+      .option('--json', 'print as JSON'),
+    ['synapse canvas clear --agent alice'],
+  ).action((o: { agent?: string; json?: boolean }) => clearCanvas(o, processIo()));
 }

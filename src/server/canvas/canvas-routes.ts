@@ -61,7 +61,7 @@ const TargetParams = Type.Object({ target: Type.String({ minLength: 1, maxLength
  * The Canvas server's JSON routes (guides/canvas.md lists them): cards, agents, the board, the
  * history and Agent Control's send. Every write is also told to the open dashboards.
  */
-// eslint-disable-next-line max-lines-per-function -- route declarations, one short handler each
+
 export function canvasRoutes(app: FastifyInstance, opts: CanvasRouteOptions): void {
   const { canvas, live } = opts;
 

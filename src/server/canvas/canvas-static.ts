@@ -15,7 +15,7 @@ import { SynapseError } from '../../errors.js';
 const require = createRequire(import.meta.url);
 
 /** `web/canvas/`, beside `dist/` and `src/` alike. */
-export const WEB_ROOT = fileURLToPath(new URL('../../../web/canvas/', import.meta.url));
+const WEB_ROOT = fileURLToPath(new URL('../../../web/canvas/', import.meta.url));
 
 /** Where `name` is installed, found the way `require` looks (some of these packages have no main entry to resolve). */
 function packageDir(name: string): string {
@@ -59,7 +59,7 @@ function inside(root: string, rel: string): string | null {
 }
 
 /** The dashboard page's policy: scripts only from this server, so no card can run script here. */
-export function pagePolicy(port: number): string {
+function pagePolicy(port: number): string {
   return [
     "default-src 'self'",
     "script-src 'self'",

@@ -13,6 +13,10 @@ import { postCard, SAMPLE_CARDS, startCanvas, type CanvasServer } from '../../su
  * .ci/run installs it and a missing browser fails.
  */
 
+// What the callbacks given to page.evaluate see: the page's globals (the test compiles without the DOM library).
+declare const window: any;
+declare const document: any;
+
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = fs.existsSync(CHROMIUM);
 const ARTIFACTS = path.join(ROOT, 'test', 'artifacts', 'canvas');
@@ -71,7 +75,7 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the Canvas dashboard in chro
     expect(
       await card('chart')
         .locator('canvas')
-        .evaluate((c: HTMLCanvasElement) => c.width > 0),
+        .evaluate((c: any) => c.width > 0),
     ).toBe(true);
     expect(await card('code').locator('.hljs-keyword').count()).toBeGreaterThan(0);
     await waitFor(
@@ -88,7 +92,7 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the Canvas dashboard in chro
       Number.parseInt(
         await card('html')
           .locator('iframe')
-          .evaluate((f: HTMLIFrameElement) => f.style.height),
+          .evaluate((f: any) => f.style.height),
         10,
       ),
     ).toBeGreaterThan(40);
@@ -97,7 +101,7 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the Canvas dashboard in chro
     expect(
       await card('image')
         .locator('img')
-        .evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth),
+        .evaluate((i: any) => i.complete && i.naturalWidth),
     ).toBe(160);
     expect(await card('link').locator('a').getAttribute('href')).toBe('https://example.com/spec');
     expect(await card('progress').locator('.progress-bar').getAttribute('style')).toContain('60%');
@@ -118,12 +122,12 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the Canvas dashboard in chro
   }, 90_000);
 
   it('shows a card posted from the CLI within a second, without a reload', async () => {
-    await page.evaluate(() => ((window as any).__sameDocument = true));
+    await page.evaluate(() => (window.__sameDocument = true));
     const r = await cli(['canvas', 'markdown', '# Posted live', '--id', 'live-card', '--title', 'Live']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('no canvas server running');
     await page.waitForSelector('article[data-card-id="live-card"] h1', { timeout: 1000 });
-    expect(await page.evaluate(() => (window as any).__sameDocument)).toBe(true);
+    expect(await page.evaluate(() => window.__sameDocument)).toBe(true);
     // An update in place moves the same card, and a delete removes it.
     expect((await cli(['canvas', 'markdown', '# Changed', '--id', 'live-card'])).code).toBe(0);
     await page.waitForFunction(() => document.querySelector('article[data-card-id="live-card"] h1')?.textContent === 'Changed', undefined, { timeout: 1000 });
@@ -189,7 +193,7 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the Canvas dashboard in chro
     }, server.url);
     expect(fromFrame).not.toBe(200);
     expect(await page.evaluate(() => document.body.dataset.pwned ?? null)).toBeNull();
-    expect((await (await fetch(`${server.url}/api/cards?limit=1000`)).json()).cards.length).toBeGreaterThan(10);
+    expect(((await (await fetch(`${server.url}/api/cards?limit=1000`)).json()) as any).cards.length).toBeGreaterThan(10);
     await page.locator('article[data-card-id="hostile-html"]').screenshot({ path: shot('html-hostile') });
   });
 

@@ -45,10 +45,10 @@ afterAll(async () => {
   t.cleanup();
 });
 
-const inject = (opts: Parameters<FastifyInstance['inject']>[0] & object) =>
-  app.inject({ ...opts, headers: { host: `127.0.0.1:${PORT}`, ...((opts as { headers?: Record<string, string> }).headers ?? {}) } } as never);
+const inject = (opts: { method: string; url: string; payload?: string; headers?: Record<string, string> }) =>
+  app.inject({ ...opts, method: opts.method as 'GET', headers: { host: `127.0.0.1:${PORT}`, ...(opts.headers ?? {}) } });
 const json = (method: string, url: string, body: unknown, headers: Record<string, string> = {}) =>
-  inject({ method: method as 'POST', url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
+  inject({ method, url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
 
 /** One concrete URL per registered route. */
 function concrete(url: string): string {
@@ -81,7 +81,7 @@ describe('every route refuses what a web page or a rebinding attacker sends', ()
   it('a foreign Origin gets 403 forbidden_origin on every route, before any handler runs', async () => {
     for (const r of apiRoutes()) {
       const res = await inject({
-        method: r.method as 'GET',
+        method: r.method,
         url: concrete(r.url),
         headers: { origin: 'https://evil.example', 'content-type': 'application/json' },
         payload: '{}',
@@ -228,7 +228,7 @@ describe('the WebSocket', () => {
   const open = (headers: Record<string, string>) =>
     new Promise<{ ws: WebSocket; first: any } | { status: number }>((resolve) => {
       const ws = new WebSocket(url, { headers });
-      ws.once('message', (d) => resolve({ ws, first: JSON.parse(String(d)) }));
+      ws.once('message', (d) => resolve({ ws, first: JSON.parse((d as Buffer).toString('utf8')) }));
       ws.once('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0 }));
       ws.once('error', () => undefined);
     });
@@ -243,7 +243,7 @@ describe('the WebSocket', () => {
     if (!('ws' in r)) throw new Error(`refused: ${r.status}`);
     expect(r.first.type).toBe('hello');
     const events: any[] = [];
-    r.ws.on('message', (d) => events.push(JSON.parse(String(d))));
+    r.ws.on('message', (d) => events.push(JSON.parse((d as Buffer).toString('utf8'))));
     await json('POST', '/api/cards', { type: 'markdown', id: 'ws-card', body: 'live' });
     await waitFor(() => events.find((e) => e.type === 'card' && e.card.id === 'ws-card'), 2000, 'the card event');
     await inject({ method: 'DELETE', url: '/api/cards/ws-card' });
