@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { requireCjs } from '../require-cjs.js';
 import { registerAgentCommands } from './commands/agents.js';
 import { registerAuthCommands } from './commands/auth.js';
+import { registerCanvasCommands } from './commands/canvas.js';
 import { registerExternalCommands } from './commands/external.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMessagingCommands } from './commands/messaging.js';
@@ -55,6 +56,7 @@ export function buildProgram(profiles?: string): Command {
   registerAuthCommands(program);
   registerTeamCommands(program);
   registerSessionCommands(program);
+  registerCanvasCommands(program);
   return program;
 }
 

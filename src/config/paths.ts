@@ -58,3 +58,13 @@ export function messageFileDir(env: Env): string {
 export function projectSynapseDir(cwd: string = process.cwd()): string {
   return path.join(cwd, '.synapse');
 }
+
+/** `~/.synapse/canvas.db`: the Canvas dashboard's cards, one file for every agent of the user. */
+export function canvasDbPath(env: Env): string {
+  return path.join(synapseHome(env), 'canvas.db');
+}
+
+/** `~/.synapse/canvas.json`: the running `synapse canvas serve` (pid, port, url), for `status`, `stop` and posting. */
+export function canvasStateFile(env: Env): string {
+  return path.join(synapseHome(env), 'canvas.json');
+}

@@ -67,6 +67,11 @@ export class TaskBoard {
     return this.store.schemaVersion();
   }
 
+  /** Changes whenever another connection commits (the Canvas server polls it to follow the board). */
+  dataVersion(): number {
+    return this.store.run((db) => db.pragma('data_version', { simple: true }) as number);
+  }
+
   // ── reads ────────────────────────────────────────────────────────────────────────────────
 
   /** The full id for an id or unique prefix; errors list the candidates. */

@@ -73,7 +73,16 @@ describe('the npm package', () => {
       .split('\n')
       .filter(Boolean)
       .map((f) => f.replace(/^package\//, ''));
-    for (const f of ['bin/synapse.js', 'dist/cli/main.js', 'npm-shrinkwrap.json', 'README.md', 'templates/synapse/settings.json', 'guides/settings.md']) {
+    for (const f of [
+      'bin/synapse.js',
+      'dist/cli/main.js',
+      'npm-shrinkwrap.json',
+      'README.md',
+      'templates/synapse/settings.json',
+      'guides/settings.md',
+      'web/canvas/index.html',
+      'web/canvas/frame.html',
+    ]) {
       expect(files).toContain(f);
     }
     expect(files.some((f) => f.startsWith('skills/') && f.endsWith('SKILL.md'))).toBe(true);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type * as BoardLib from '../../store/board.js';
 import type { BoardTask, TaskBoard, TaskGroupField } from '../../store/board.js';
+import type { CanvasStore } from '../../store/canvas.js';
 import { SynapseError } from '../../errors.js';
 import { printJson, println, processIo, type CommandIo } from '../io.js';
 import { callerIdentity, examples, parsePositiveInt, projectDir, splitList } from './store-cli.js';
@@ -216,6 +217,37 @@ export async function purgeTasks(o: PurgeTasksOptions, io: CommandIo): Promise<v
   for (const s of result.skipped) println(io, `  kept ${summary(s.task)}: ${s.waiting.map((w) => w.slice(0, 8)).join(', ')} still wait(s) for it`);
 }
 
+/** Opens the canvas (plan cards) and the board, runs a plan operation, closes both. */
+async function withPlan<T>(io: CommandIo, fn: (canvas: CanvasStore, board: TaskBoard) => T): Promise<T> {
+  const { CanvasStore } = await import('../../store/canvas.js');
+  if (!CanvasStore.exists(io.env)) throw new SynapseError('not_found', 'there are no canvas cards yet: post a plan with synapse canvas plan --file plan.json');
+  const canvas = CanvasStore.open(io.env);
+  try {
+    return await withBoard(io, (board) => fn(canvas, board));
+  } finally {
+    canvas.close();
+  }
+}
+
+/** `synapse tasks accept-plan <plan_id>`: the plan card's steps become board tasks. */
+export async function acceptPlanCommand(planId: string, o: { json?: boolean }, io: CommandIo): Promise<void> {
+  const { acceptPlan } = await import('../../store/canvas-plan.js');
+  const by = await canonicalAgent(io.env, callerIdentity(io.env));
+  const result = await withPlan(io, (canvas, board) => acceptPlan(canvas, board, planId, { by }));
+  if (o.json) return printJson(io, result);
+  println(io, `accepted plan ${planId}: ${result.changed.length} task(s) on the board (group ${planId})`);
+  for (const c of result.changed) println(io, `  ${c.task_id.slice(0, 8)}  ${c.step}`);
+}
+
+/** `synapse tasks sync-plan <plan_id>`: the plan card's steps follow their tasks. */
+export async function syncPlanCommand(planId: string, o: { json?: boolean }, io: CommandIo): Promise<void> {
+  const { syncPlan } = await import('../../store/canvas-plan.js');
+  const result = await withPlan(io, (canvas, board) => syncPlan(canvas, board, planId));
+  if (o.json) return printJson(io, result);
+  println(io, result.changed.length === 0 ? `plan ${planId} is up to date` : `plan ${planId}: ${result.changed.length} step(s) moved`);
+  for (const c of result.changed) println(io, `  ${c.step} → ${c.status}`);
+}
+
 /** Declarations only, one block per subcommand: long, but there is no logic in it. */
 // eslint-disable-next-line max-lines-per-function -- commander declarations, no logic
 export function registerTaskCommands(program: Command): void {
@@ -321,4 +353,22 @@ export function registerTaskCommands(program: Command): void {
       .option('--json', 'print as JSON'),
     ['synapse tasks purge --older-than 7d', 'synapse tasks purge --status completed,failed --dry-run'],
   ).action((o: PurgeTasksOptions) => purgeTasks(o, processIo()));
+
+  examples(
+    tasks
+      .command('accept-plan')
+      .description('Turn the steps of a Canvas plan card into board tasks (dependencies kept; plan_id and group_id = the plan)')
+      .argument('<plan_id>', 'the plan card id (synapse canvas list --type plan)')
+      .option('--json', 'print as JSON'),
+    ['synapse canvas plan --file plan.json --id release', 'synapse tasks accept-plan release'],
+  ).action((planId: string, o: { json?: boolean }) => acceptPlanCommand(planId, o, processIo()));
+
+  examples(
+    tasks
+      .command('sync-plan')
+      .description("Move a plan card's step states to its tasks' (pending → proposed, in_progress → active, completed, failed → cancelled)")
+      .argument('<plan_id>', 'the plan card id')
+      .option('--json', 'print as JSON'),
+    ['synapse tasks sync-plan release'],
+  ).action((planId: string, o: { json?: boolean }) => syncPlanCommand(planId, o, processIo()));
 }

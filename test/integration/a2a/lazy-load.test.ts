@@ -115,6 +115,9 @@ describe('an idle agent', () => {
     expect(idle.filter((p) => /\/node_modules\/(typebox|yaml|@inquirer)\//.test(p))).toEqual([]);
     // Nor the live monitor's Ink and React.
     expect(idle.filter((p) => MONITOR_ONLY.test(p))).toEqual([]);
+    // Nor the Canvas dashboard's server and browser packages (only `synapse canvas serve` loads them).
+    expect(idle.filter((p) => /\/node_modules\/(@fastify\/websocket|ws|marked|dompurify|mermaid|chart\.js|playwright-core)\//.test(p))).toEqual([]);
+    expect(idle.filter((p) => /\/dist\/(server\/canvas|store\/canvas)/.test(p))).toEqual([]);
 
     // The first JSON-RPC request loads the SDK, not gRPC; the first gRPC call loads gRPC.
     expect((await rpc(`${endpoint}/a2a/jsonrpc`, sendMessage('over json-rpc'))).result.task.status.state).toBe('TASK_STATE_COMPLETED');

@@ -1,0 +1,165 @@
+import fs from 'node:fs';
+import type { WebSocket } from 'ws';
+import type { Env } from '../../config/paths.js';
+import { registryDir } from '../../config/paths.js';
+import { liveAgents } from '../../registry/lookup.js';
+import type { RegistryEntry } from '../../registry/entry.js';
+import { TaskBoard } from '../../store/board.js';
+import { withNames, type ViewTask } from '../../store/board-view.js';
+import { boardDbPath } from '../../store/settings.js';
+import type { Card, CanvasStore } from '../../store/canvas.js';
+import { acceptedPlanIds, syncPlan } from '../../store/canvas-plan.js';
+
+/** What the dashboard is told over its WebSocket. After a (re)connect it refetches everything. */
+export type LiveEvent =
+  | { type: 'hello'; server_time: string }
+  | { type: 'card'; card: Card }
+  | { type: 'card_deleted'; id: string }
+  | { type: 'cards_changed' }
+  | { type: 'agents'; agents: AgentView[] }
+  | { type: 'board'; tasks: ViewTask[] };
+
+export type AgentView = Pick<
+  RegistryEntry,
+  'agent_id' | 'agent_type' | 'name' | 'role' | 'port' | 'status' | 'current_task_preview' | 'task_received_at' | 'working_dir' | 'endpoint'
+>;
+
+export function agentViews(env: Env): AgentView[] {
+  return liveAgents(env)
+    .map((e) => ({
+      agent_id: e.agent_id,
+      agent_type: e.agent_type,
+      name: e.name,
+      role: e.role,
+      port: e.port,
+      status: e.status,
+      current_task_preview: e.current_task_preview,
+      task_received_at: e.task_received_at,
+      working_dir: e.working_dir,
+      endpoint: e.endpoint,
+    }))
+    .sort((a, b) => a.agent_id.localeCompare(b.agent_id));
+}
+
+/**
+ * The live side of the Canvas server: the connected dashboards, and three watchers that tell
+ * them what changed elsewhere: the registry (agents' status), the project's task board (a
+ * claim made by an agent or the CLI; plan cards follow their tasks), and the canvas file itself
+ * when another process wrote it directly. Each watcher polls a cheap change counter (SQLite's
+ * `data_version`, the registry's contents) and sends only when it moved.
+ */
+export class CanvasLive {
+  private readonly clients = new Set<WebSocket>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private watcher: fs.FSWatcher | null = null;
+  private board: TaskBoard | null = null;
+  private boardVersion = -1;
+  private canvasVersion: number;
+  private agentsJson = '';
+
+  constructor(
+    private readonly env: Env,
+    private readonly projectDir: string,
+    private readonly canvas: CanvasStore,
+    private readonly pollMs = 250,
+  ) {
+    this.canvasVersion = canvas.dataVersion();
+  }
+
+  start(): void {
+    this.timers.push(setInterval(() => this.checkBoard(), this.pollMs));
+    this.timers.push(setInterval(() => this.checkCanvas(), this.pollMs));
+    this.timers.push(setInterval(() => this.checkAgents(), 1000));
+    for (const t of this.timers) t.unref();
+    try {
+      fs.mkdirSync(registryDir(this.env), { recursive: true });
+      this.watcher = fs.watch(registryDir(this.env), () => this.checkAgents());
+      this.watcher.on('error', () => undefined);
+    } catch {
+      // no watch on this file system: the 1 s poll still sees every change
+    }
+  }
+
+  stop(): void {
+    for (const t of this.timers.splice(0)) clearInterval(t);
+    this.watcher?.close();
+    for (const c of this.clients) c.close(1001, 'server stopping');
+    this.board?.close();
+  }
+
+  add(socket: WebSocket): void {
+    this.clients.add(socket);
+    socket.on('close', () => this.clients.delete(socket));
+    socket.on('error', () => this.clients.delete(socket));
+    this.sendTo(socket, { type: 'hello', server_time: new Date().toISOString() });
+  }
+
+  get clientCount(): number {
+    return this.clients.size;
+  }
+
+  broadcast(event: LiveEvent): void {
+    for (const c of this.clients) this.sendTo(c, event);
+  }
+
+  /** The board with names, newest state (empty when the project has no board yet). */
+  boardTasks(): ViewTask[] {
+    const board = this.openBoard();
+    if (!board) return [];
+    const names = new Map(agentViews(this.env).flatMap((a) => (a.name ? [[a.agent_id, a.name] as const] : [])));
+    return board.list().map((t) => withNames(t, names));
+  }
+
+  private sendTo(socket: WebSocket, event: LiveEvent): void {
+    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(event));
+  }
+
+  private openBoard(): TaskBoard | null {
+    if (!this.board && fs.existsSync(boardDbPath(this.projectDir))) this.board = TaskBoard.forProject(this.projectDir);
+    return this.board;
+  }
+
+  private checkBoard(): void {
+    try {
+      const board = this.openBoard();
+      if (!board) return;
+      const version = board.dataVersion();
+      if (version === this.boardVersion) return;
+      this.boardVersion = version;
+      this.broadcast({ type: 'board', tasks: this.boardTasks() });
+      for (const id of acceptedPlanIds(board)) {
+        try {
+          const { card, changed } = syncPlan(this.canvas, board, id);
+          if (changed.length > 0) this.broadcast({ type: 'card', card });
+        } catch {
+          // the plan card was deleted, or was never accepted here: nothing to move
+        }
+      }
+    } catch {
+      // a busy or broken board file: tried again on the next tick
+    }
+  }
+
+  private checkCanvas(): void {
+    try {
+      const version = this.canvas.dataVersion();
+      if (version === this.canvasVersion) return;
+      this.canvasVersion = version;
+      this.broadcast({ type: 'cards_changed' });
+    } catch {
+      // busy: next tick
+    }
+  }
+
+  private checkAgents(): void {
+    try {
+      const agents = agentViews(this.env);
+      const json = JSON.stringify(agents);
+      if (json === this.agentsJson) return;
+      this.agentsJson = json;
+      this.broadcast({ type: 'agents', agents });
+    } catch {
+      // an unreadable registry file: next tick
+    }
+  }
+}
