@@ -10,6 +10,7 @@ import { SynapseError } from '../../errors.js';
 import type { RegistryEntry } from '../../registry/entry.js';
 import { liveAgents } from '../../registry/lookup.js';
 import { sameWorkingDir } from '../../registry/project.js';
+import { sanitizePeerText } from '../../runtime/sanitize.js';
 import { resolveSender } from '../../registry/sender.js';
 import type { CommandIo } from '../io.js';
 import { deliverMessage, parseTimeoutMs } from './send.js';
@@ -35,7 +36,7 @@ const HELP = `  @<agent> <message>        send and show the answer when it arriv
 `;
 
 /** Peer text is data: its control bytes never reach the terminal (tab and newline stay). */
-const clean = (text: string) => text.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
+const clean = sanitizePeerText;
 const labelOf = (e: RegistryEntry) => clean(e.name ?? e.agent_id);
 
 /**
