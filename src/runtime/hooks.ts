@@ -57,20 +57,48 @@ export class QualityGates {
 
 /**
  * `hooks.on_idle`: each time the screen turns READY the hook runs, and until it exits 0 the agent
- * is reported PROCESSING, not READY (its output goes to the log). Registered before the listener
- * that reports the screen, so READY is never shown while the hook runs.
+ * is reported PROCESSING, not READY (its output goes to the log). After a failure it runs again on
+ * every new READY screen, even one that never left READY (a fast CLI answers between two
+ * readings), and a READY seen while it runs queues one more run: otherwise a fix made meanwhile
+ * would leave the agent PROCESSING for good. Listens to `reading`, which the tracker emits before
+ * `change`, so READY is never shown while the hook runs.
  */
-export function gateIdle(gates: QualityGates, tracker: ScreenStatusTracker, status: AgentStatusModel, log: (msg: string) => void): void {
+export function gateIdle(
+  gates: Pick<QualityGates, 'has' | 'run'>,
+  tracker: Pick<ScreenStatusTracker, 'on' | 'current'>,
+  status: Pick<AgentStatusModel, 'setIdleGate'>,
+  log: (msg: string) => void,
+): void {
   let running = false;
-  tracker.on('change', (r: ScreenReading) => {
-    if (r.status !== 'READY' || running || !gates.has('on_idle')) return;
+  let again = false;
+  let failed = false;
+  let wasReady = false;
+  let lastSeq: number | null = null;
+  const start = (seq: number) => {
     running = true;
+    lastSeq = seq;
     status.setIdleGate(false);
     void gates.run('on_idle').then((result) => {
       running = false;
+      failed = !result.ok;
       if (!result.ok) log(`hooks.on_idle failed (exit ${result.exitCode ?? 'none'}): not reported READY. Output: ${result.output || '(none)'}`);
+      const now = tracker.current;
+      if (again && now?.status === 'READY') {
+        again = false;
+        start(now.seq);
+        return;
+      }
+      again = false;
       status.setIdleGate(result.ok);
     });
+  };
+  tracker.on('reading', (r: ScreenReading) => {
+    const becameReady = r.status === 'READY' && !wasReady;
+    wasReady = r.status === 'READY';
+    if (!wasReady || !gates.has('on_idle')) return;
+    if (!becameReady && !(failed && r.seq !== lastSeq)) return;
+    if (running) again = true;
+    else start(r.seq);
   });
 }
 
