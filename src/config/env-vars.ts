@@ -123,6 +123,8 @@ export const ENV_VARS = {
     defaultText: '.synapse/memory.db',
     description: "The shared-memory database, relative to the project (the original's name).",
   },
+  SYNAPSE_CANVAS_PORT: { kind: 'text', defaultText: '3000', description: "The Canvas dashboard's port when --port is not given (the original's name)." },
+  SYNAPSE_CANVAS_DB_PATH: { kind: 'text', defaultText: '$SYNAPSE_HOME/canvas.db', description: "The Canvas dashboard's card database (the original's name)." },
   SYNAPSE_HISTORY_DB_PATH: { kind: 'text', defaultText: '$SYNAPSE_HOME/history/history.db', description: "The history database (the original's name)." },
   SYNAPSE_LOG_LEVEL: {
     kind: 'text',

@@ -59,9 +59,9 @@ export function projectSynapseDir(cwd: string = process.cwd()): string {
   return path.join(cwd, '.synapse');
 }
 
-/** `~/.synapse/canvas.db`: the Canvas dashboard's cards, one file for every agent of the user. */
+/** `~/.synapse/canvas.db` (or `SYNAPSE_CANVAS_DB_PATH`): the Canvas dashboard's cards, one file for every agent of the user. */
 export function canvasDbPath(env: Env): string {
-  return path.join(synapseHome(env), 'canvas.db');
+  return envSetting(env, 'SYNAPSE_CANVAS_DB_PATH') ?? path.join(synapseHome(env), 'canvas.db');
 }
 
 /** `~/.synapse/canvas.json`: the running `synapse canvas serve` (pid, port, url), for `status`, `stop` and posting. */

@@ -3,7 +3,7 @@ import type { Env } from '../config/env.js';
 import type { HookEvent } from '../config/keys.js';
 import type { Settings } from '../config/settings.js';
 import type { AgentStatusModel } from './agent-status.js';
-import type { ScreenReading, ScreenStatusTracker } from './screen-status.js';
+import type { ScreenReading } from './screen-status.js';
 
 /** What a hook run gives: ok = exit 0; `output` = the tail of stdout and stderr together. */
 export interface HookResult {
@@ -65,7 +65,7 @@ export class QualityGates {
  */
 export function gateIdle(
   gates: Pick<QualityGates, 'has' | 'run'>,
-  tracker: Pick<ScreenStatusTracker, 'on' | 'current'>,
+  tracker: { on(event: 'reading', listener: (r: ScreenReading) => void): unknown; readonly current: ScreenReading | null },
   status: Pick<AgentStatusModel, 'setIdleGate'>,
   log: (msg: string) => void,
 ): void {

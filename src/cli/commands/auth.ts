@@ -13,6 +13,48 @@ async function authGenerate(flags: { json?: boolean; count?: string }, io: Comma
   for (const key of keys) println(io, key);
 }
 
+/** `synapse auth setup`: an API key and an admin key, and how to use them (nothing is stored). */
+async function authSetup(flags: { json?: boolean }, io: CommandIo): Promise<void> {
+  const { generateApiKey } = await import('../../config/auth-keys.js');
+  const apiKey = generateApiKey();
+  const adminKey = generateApiKey();
+  if (flags.json)
+    return printJson(io, {
+      api_key: apiKey,
+      admin_key: adminKey,
+      env: { SYNAPSE_AUTH_ENABLED: 'true', SYNAPSE_API_KEYS: apiKey, SYNAPSE_ADMIN_KEY: adminKey },
+    });
+  const rule = '='.repeat(60);
+  const lines = [
+    rule,
+    'Synapse A2A authentication setup',
+    rule,
+    '',
+    'Generated keys:',
+    `  API key:   ${apiKey}`,
+    `  Admin key: ${adminKey}`,
+    '',
+    'Add these to your shell configuration (~/.bashrc, ~/.zshrc):',
+    '',
+    '  export SYNAPSE_AUTH_ENABLED=true',
+    `  export SYNAPSE_API_KEYS=${apiKey}`,
+    `  export SYNAPSE_ADMIN_KEY=${adminKey}`,
+    '',
+    'Or run with them in the environment:',
+    '',
+    `  SYNAPSE_AUTH_ENABLED=true SYNAPSE_API_KEYS=${apiKey} SYNAPSE_ADMIN_KEY=${adminKey} synapse claude`,
+    '',
+    'Client usage (X-API-Key or Authorization: Bearer):',
+    '',
+    `  curl -H 'X-API-Key: ${apiKey}' http://127.0.0.1:8100/status`,
+    '',
+    rule,
+    'Keep these keys safe: they are not stored anywhere and cannot be recovered.',
+    rule,
+  ];
+  for (const line of lines) println(io, line);
+}
+
 export function registerAuthCommands(program: Command): void {
   const auth = program
     .command('auth')
@@ -31,5 +73,14 @@ export function registerAuthCommands(program: Command): void {
     )
     .action(async (flags: { json?: boolean; count?: string }) => {
       await authGenerate(flags, processIo());
+    });
+
+  auth
+    .command('setup')
+    .description('Print a new API key and admin key with the variables and a curl line that use them (nothing is stored)')
+    .option('--json', 'print {api_key, admin_key, env} as JSON')
+    .addHelpText('after', '\nExamples:\n  synapse auth setup\n  synapse auth setup --json | jq -r .api_key')
+    .action(async (flags: { json?: boolean }) => {
+      await authSetup(flags, processIo());
     });
 }

@@ -5,7 +5,7 @@ import { printJson, println, processIo, type CommandIo } from '../io.js';
 import { preview, renderTable } from '../table.js';
 import { callerIdentity, examples, parsePositiveInt, splitList } from './store-cli.js';
 import { parseJson, bodyText, shortcutBody, SHORTCUT_TYPES, type BodyFlags, type ShortcutType } from './canvas-body.js';
-import { serveCanvas, canvasStatus, stopCanvas, type ServeOptions } from './canvas-serve.js';
+import { serveCanvas, canvasStatus, stopCanvas, openCanvas, restartCanvas, canvasLogs, type ServeOptions } from './canvas-serve.js';
 
 /**
  * `synapse canvas …`: post cards for the Canvas dashboard, list and delete them, and run the
@@ -163,11 +163,37 @@ export function registerCanvasCommands(program: Command): void {
     canvas
       .command('serve')
       .description('Run the dashboard on 127.0.0.1 (foreground; Ctrl-C stops it)')
-      .option('--port <port>', 'port to listen on', '3000')
+      .option('--port <port>', 'port to listen on (default: SYNAPSE_CANVAS_PORT, else 3000)')
       .option('--no-open', 'do not open a browser')
       .option('--json', 'print {url, port, pid} as JSON once listening'),
     ['synapse canvas serve', 'synapse canvas serve --port 3100 --no-open'],
   ).action((o: ServeOptions) => serveCanvas(o, processIo()));
+  examples(
+    canvas
+      .command('open')
+      .description('Open the dashboard in the browser, starting it in the background when it is not running (log: ~/.synapse/logs/canvas.log)')
+      .option('--port <port>', 'port for a new server (default: SYNAPSE_CANVAS_PORT, else 3000)')
+      .option('--no-browser', 'only make sure it runs and print the URL')
+      .option('--json', 'print {url, port, pid, started, log} as JSON'),
+    ['synapse canvas open', 'synapse canvas open --port 3100 --no-browser --json'],
+  ).action((o: { port?: string; json?: boolean; browser?: boolean }) => openCanvas(o, processIo()));
+  examples(
+    canvas
+      .command('restart')
+      .description('Stop the running dashboard and start it again in the background (same port unless --port)')
+      .option('--port <port>', 'port for the new server')
+      .option('--no-open', 'do not open a browser')
+      .option('--json', 'print {url, port, pid, restarted, previous_pid} as JSON'),
+    ['synapse canvas restart', 'synapse canvas restart --no-open --json'],
+  ).action((o: { port?: string; json?: boolean; open?: boolean }) => restartCanvas(o, processIo()));
+  examples(
+    canvas
+      .command('logs')
+      .description("Print the last lines of the background dashboard's log (~/.synapse/logs/canvas.log)")
+      .option('-n, --lines <n>', 'how many lines', '50')
+      .option('-f, --follow', 'keep printing what is appended (Ctrl-C stops)'),
+    ['synapse canvas logs', 'synapse canvas logs -f -n 200'],
+  ).action((o: { lines?: string; follow?: boolean }) => canvasLogs(o, processIo()));
   examples(canvas.command('status').description('Is the dashboard running, and where').option('--json', 'print as JSON'), [
     'synapse canvas status --json',
   ]).action((o: { json?: boolean }) => canvasStatus(o, processIo()));

@@ -28,6 +28,31 @@ describe('synapse auth generate', () => {
   });
 });
 
+describe('synapse auth setup', () => {
+  it('prints an API key and an admin key, different, with the variables and a curl line that use them (--json too)', async () => {
+    const h = tempHome();
+    homes.push(h);
+    const text = await runCli(['auth', 'setup'], { env: h.env });
+    const json = await runCli(['auth', 'setup', '--json'], { env: h.env });
+    expect([text.code, json.code], text.stderr + json.stderr).toEqual([0, 0]);
+    const api = /API key: +(synapse_\S+)/.exec(text.stdout)?.[1];
+    const admin = /Admin key: +(synapse_\S+)/.exec(text.stdout)?.[1];
+    expect(api).toMatch(/^synapse_[A-Za-z0-9_-]{43}$/);
+    expect(admin).toMatch(/^synapse_[A-Za-z0-9_-]{43}$/);
+    expect(api).not.toBe(admin);
+    expect(text.stdout).toContain(`export SYNAPSE_API_KEYS=${api}`);
+    expect(text.stdout).toContain(`export SYNAPSE_ADMIN_KEY=${admin}`);
+    expect(text.stdout).toContain(`curl -H 'X-API-Key: ${api}'`);
+    const parsed = JSON.parse(json.stdout) as { api_key: string; admin_key: string; env: Record<string, string> };
+    expect(parsed.env).toEqual({ SYNAPSE_AUTH_ENABLED: 'true', SYNAPSE_API_KEYS: parsed.api_key, SYNAPSE_ADMIN_KEY: parsed.admin_key });
+    expect(parsed.api_key).not.toBe(api);
+    // Nothing is stored: the temporary home holds no key.
+    const { spawnSync } = await import('node:child_process');
+    const found = spawnSync('grep', ['-rl', parsed.api_key, h.home], { encoding: 'utf8' });
+    expect([found.status, found.stdout]).toEqual([1, '']);
+  });
+});
+
 describe('synapse config show hides keys', () => {
   it('says a key is set without printing it', async () => {
     const h = tempHome();
