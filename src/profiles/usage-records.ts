@@ -14,6 +14,13 @@ export type UsageLogKind = 'claude' | 'codex' | 'gemini' | 'opencode' | 'copilot
 /** One model response's tokens, as the CLI recorded it. */
 export interface UsageRecord extends TokenCounts {
   model: string | null;
+  /** When the CLI says the response came (ms since the epoch), or null when the record has no time. */
+  at: number | null;
+}
+
+function timeOf(v: unknown): number | null {
+  const ms = typeof v === 'string' ? Date.parse(v) : typeof v === 'number' ? v : NaN;
+  return Number.isFinite(ms) ? ms : null;
 }
 
 /** The usage of one task: the sums, the records summed and the same per model. */
@@ -79,6 +86,7 @@ export function parseClaudeLines(lines: readonly string[], seen: Set<string>): U
       seen.add(id);
     }
     out.push({
+      at: timeOf(rec.timestamp),
       model: typeof message.model === 'string' && message.model !== '<synthetic>' ? message.model : null,
       input_tokens: n(usage.input_tokens),
       output_tokens: n(usage.output_tokens),
@@ -120,6 +128,7 @@ export function parseCodexLines(lines: readonly string[], state: CodexState): Us
     state.lastTotal = total;
     const cached = n(last.cached_input_tokens);
     out.push({
+      at: timeOf(rec.timestamp),
       model: state.model,
       input_tokens: Math.max(0, n(last.input_tokens) - cached),
       output_tokens: n(last.output_tokens),
@@ -148,6 +157,7 @@ export function parseGeminiLines(lines: readonly string[], seen: Set<string>): U
     }
     const cached = n(tokens.cached);
     out.push({
+      at: timeOf(rec.timestamp),
       model: typeof rec.model === 'string' ? rec.model : null,
       input_tokens: Math.max(0, n(tokens.input) - cached) + n(tokens.tool),
       output_tokens: n(tokens.output) + n(tokens.thoughts),
@@ -172,6 +182,7 @@ export function parseOpencodeMessage(data: string): UsageRecord | null {
   if (!tokens || time?.completed === undefined) return null;
   const cache = obj(tokens.cache);
   const r: UsageRecord = {
+    at: timeOf(time.created),
     model: typeof rec.modelID === 'string' ? rec.modelID : null,
     input_tokens: n(tokens.input),
     output_tokens: n(tokens.output) + n(tokens.reasoning),
@@ -199,6 +210,7 @@ export function parseCopilotLines(lines: readonly string[], seen: Set<string>): 
     }
     const cached = n(usage.cacheReadTokens);
     out.push({
+      at: timeOf(rec.timestamp),
       model: typeof usage.model === 'string' ? usage.model : null,
       input_tokens: Math.max(0, n(usage.inputTokens) - cached),
       output_tokens: n(usage.outputTokens),

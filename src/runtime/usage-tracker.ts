@@ -5,6 +5,8 @@ import type { UsageSource } from './usage-sources.js';
 
 /** After a turn, the CLI may still be writing its last record: read once more this much later. */
 const LATE_READ_MS = 1500;
+/** A CLI's own clock stamps its records: a record this much before the delivery still counts. */
+const CLOCK_SLACK_MS = 50;
 
 /**
  * Attributes the CLI's own usage records to the task whose turn wrote them (issue 20 §3): when a
@@ -16,7 +18,7 @@ const LATE_READ_MS = 1500;
  * Never throws: usage is a record, and a missing or garbled file must not touch a task.
  */
 export class UsageTracker {
-  private current: { taskId: string; marker: string | null; usage: TokenUsage | null } | null = null;
+  private current: { taskId: string; marker: string | null; since: number; usage: TokenUsage | null } | null = null;
   private late: NodeJS.Timeout | undefined;
 
   constructor(
@@ -32,7 +34,7 @@ export class UsageTracker {
   begin(task: Task): void {
     this.settle();
     this.safely('skip', () => this.deps.source.skip());
-    this.current = { taskId: task.id, marker: markerOf(task), usage: null };
+    this.current = { taskId: task.id, marker: markerOf(task), since: this.deps.clock.now(), usage: null };
   }
 
   /** The CLI is idle after the task's turn. */
@@ -59,7 +61,9 @@ export class UsageTracker {
 
   private collect(): void {
     const c = this.current!;
-    const records = this.safely('read', () => this.deps.source.take(c.marker)) ?? [];
+    // A record the CLI stamped before the delivery is an earlier turn's, flushed late (Claude Code
+    // writes its session file in batches): not this task's.
+    const records = (this.safely('read', () => this.deps.source.take(c.marker)) ?? []).filter((r) => r.at === null || r.at >= c.since - CLOCK_SLACK_MS);
     if (records.length === 0) return;
     c.usage = sumUsage(records, c.usage);
     if (c.usage) {
