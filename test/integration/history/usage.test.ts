@@ -79,6 +79,15 @@ describe('token usage of an agent whose CLI records it', () => {
     // `history show` carries the task's usage.
     const shown = JSON.parse((await runCli(['history', 'show', first.id, '--json'], { env, cwd: project })).stdout);
     expect(shown.usage).toMatchObject({ input_tokens: 1000, output_tokens: 200, cache_read_tokens: 30, cache_write_tokens: 4 });
+
+    // The Canvas `cost` card takes the same figures (no dashboard running: stored for its next start).
+    const posted = await runCli(['canvas', 'cost', '--json'], { env, cwd: project });
+    expect(posted.code, posted.stderr).toBe(0);
+    const card = JSON.parse(posted.stdout);
+    expect(card.card).toMatchObject({ id: 'token-cost', type: 'cost', title: 'Token usage (estimated cost)' });
+    expect(card.card.body.items).toEqual([
+      { label: 'counter (+30 cache read, 4 cache write)', input_tokens: 1010, output_tokens: 202, cost: s.agents[0].usage.estimated_cost_usd },
+    ]);
   }, 60_000);
 
   it('without usage records, stats has no TOKEN USAGE section and `usage` is null; a garbled session file fails nothing', async () => {
@@ -99,5 +108,8 @@ describe('token usage of an agent whose CLI records it', () => {
     expect(s.agents[0].usage).toBeNull();
     const human = await runCli(['history', 'stats'], { env, cwd: t.home });
     expect(human.stdout).not.toContain('TOKEN USAGE');
+    const noCard = await runCli(['canvas', 'cost'], { env, cwd: t.home });
+    expect(noCard.code).not.toBe(0);
+    expect(noCard.stderr).toContain('no token usage in the history yet');
   }, 60_000);
 });
