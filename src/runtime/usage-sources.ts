@@ -76,10 +76,17 @@ function firstLine(file: string): string {
   }
 }
 
+/** The first record of a session file, where Codex and Copilot CLI name the working directory. */
+interface Header {
+  cwd?: unknown;
+  payload?: { cwd?: unknown };
+  data?: { context?: { cwd?: unknown } };
+}
+
 /** A file's first JSON line names this working directory (`pick` reads it from the record). */
-function headerCwd(file: string, pick: (rec: Record<string, any>) => unknown): string | null {
+function headerCwd(file: string, pick: (rec: Header) => unknown): string | null {
   try {
-    const cwd = pick(JSON.parse(firstLine(file)) as Record<string, any>);
+    const cwd = pick(JSON.parse(firstLine(file)) as Header);
     return typeof cwd === 'string' ? path.resolve(cwd) : null;
   } catch {
     return null;
@@ -104,17 +111,14 @@ function newestDays(root: string): string[] {
   for (const y of sortedDirs(root).slice(0, 2))
     for (const m of sortedDirs(path.join(root, y)).slice(0, 2))
       for (const d of sortedDirs(path.join(root, y, m)).slice(0, 2)) out.push(path.join(root, y, m, d));
-  return out
-    .sort()
-    .reverse()
-    .slice(0, 2);
+  return out.sort().reverse().slice(0, 2);
 }
 
 /** The files a CLI may be writing this agent's records to. */
 function candidateFiles(ctx: SourceContext, cwdOf: Map<string, string | null>): string[] {
   const cwd = path.resolve(ctx.cwd);
   const recent = (f: string) => mtime(f) >= ctx.startedAtMs - 1000;
-  const sameCwd = (f: string, pick: (rec: Record<string, any>) => unknown) => {
+  const sameCwd = (f: string, pick: (rec: Header) => unknown) => {
     if (!cwdOf.has(f)) cwdOf.set(f, headerCwd(f, pick));
     return cwdOf.get(f) === cwd;
   };
@@ -268,7 +272,8 @@ class JsonlSource implements UsageSource {
     const id = this.ctx.sessionId();
     if (!id) return null;
     if (this.ctx.kind === 'claude') return path.join(claudeProjectDir(this.ctx.cwd, this.ctx.env), `${id}.jsonl`);
-    if (this.ctx.kind === 'echo') return path.join(this.ctx.env.ECHO_SESSION_DIR || path.join(agentStateDir(this.ctx.env), 'echo-sessions'), `${id}.usage.jsonl`);
+    if (this.ctx.kind === 'echo')
+      return path.join(this.ctx.env.ECHO_SESSION_DIR || path.join(agentStateDir(this.ctx.env), 'echo-sessions'), `${id}.usage.jsonl`);
     return null;
   }
 }

@@ -74,7 +74,7 @@ function countsOf(v: Record<string, unknown>): TokenCounts {
 }
 
 /** The usage the agent put on the task (`metadata.usage`, usage-tracker.ts), checked; null when there is none. */
-export function usageOf(v: unknown): TokenUsage | null {
+function usageOf(v: unknown): TokenUsage | null {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;
   const u = v as Record<string, unknown>;
   const byModel: Record<string, TokenCounts> = {};
@@ -93,7 +93,8 @@ export function rowToEntry(row: HistoryRow): HistoryEntry {
     status: status as TaskState,
     receipt: parseJson(receipt, { state: 'queued', queued_at: row.created_at }),
     metadata: parseJson(metadata, {}),
-    usage: input_tokens === null || input_tokens === undefined ? null : usageOf({ ...detail, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens }),
+    usage:
+      input_tokens === null || input_tokens === undefined ? null : usageOf({ ...detail, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens }),
   };
 }
 

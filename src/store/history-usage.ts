@@ -75,7 +75,10 @@ class Totals {
 }
 
 /** Usage totals per agent and overall, priced with `prices`; null where no task has usage. */
-export function usageStats(rows: readonly UsageRow[], prices: Readonly<Record<string, ModelPrice>>): { total: UsageStats | null; perAgent: Map<string, UsageStats> } {
+export function usageStats(
+  rows: readonly UsageRow[],
+  prices: Readonly<Record<string, ModelPrice>>,
+): { total: UsageStats | null; perAgent: Map<string, UsageStats> } {
   const all = new Totals();
   const agents = new Map<string, Totals>();
   for (const row of rows) {

@@ -242,7 +242,9 @@ export class HistoryStore {
       };
       const usage = usageStats(
         db
-          .prepare(`SELECT agent_id, usage, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens FROM history ${where ? `${where} AND` : 'WHERE'} input_tokens IS NOT NULL`)
+          .prepare(
+            `SELECT agent_id, usage, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens FROM history ${where ? `${where} AND` : 'WHERE'} input_tokens IS NOT NULL`,
+          )
           .all(params) as UsageRow[],
         filter.prices ?? DEFAULT_PRICES,
       );

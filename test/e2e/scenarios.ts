@@ -155,7 +155,7 @@ export async function usageScenario(spec: CliSpec): Promise<void> {
       return s.agents.find((a: any) => a.agent_id === agent.agentId)?.usage ? s : null;
     },
     TURN_MS,
-    'the turn\'s usage in history stats',
+    "the turn's usage in history stats",
   );
   const usage = stats.agents.find((a: any) => a.agent_id === agent.agentId).usage;
   expect({

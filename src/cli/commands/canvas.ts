@@ -70,14 +70,18 @@ export async function postTyped(type: string, json: string | undefined, o: PostF
  * tokens its CLI recorded and their estimated cost. Posted under the id `token-cost` unless `--id`
  * says otherwise, so running it again updates the card in place.
  */
-export async function postCostCard(o: PostFlags & { agent?: string }, io: CommandIo): Promise<void> {
+async function postCostCard(o: PostFlags & { agent?: string }, io: CommandIo): Promise<void> {
   const { readHistoryStats } = await import('./history.js');
   const stats = await readHistoryStats({ ...(o.agent ? { agent: o.agent } : {}) }, io);
   const items = stats.agents.flatMap((a) =>
     a.usage
       ? [
           {
-            label: `${a.agent_name ?? a.agent_id}${a.usage.cache_read_tokens + a.usage.cache_write_tokens > 0 ? ` (+${a.usage.cache_read_tokens.toLocaleString('en-US')} cache read, ${a.usage.cache_write_tokens.toLocaleString('en-US')} cache write)` : ''}${a.usage.estimated_cost_usd === null ? ' (no price)' : ''}`.slice(0, 200),
+            label:
+              `${a.agent_name ?? a.agent_id}${a.usage.cache_read_tokens + a.usage.cache_write_tokens > 0 ? ` (+${a.usage.cache_read_tokens.toLocaleString('en-US')} cache read, ${a.usage.cache_write_tokens.toLocaleString('en-US')} cache write)` : ''}${a.usage.estimated_cost_usd === null ? ' (no price)' : ''}`.slice(
+                0,
+                200,
+              ),
             input_tokens: a.usage.input_tokens,
             output_tokens: a.usage.output_tokens,
             cost: a.usage.estimated_cost_usd ?? 0,
@@ -86,7 +90,10 @@ export async function postCostCard(o: PostFlags & { agent?: string }, io: Comman
       : [],
   );
   if (items.length === 0)
-    throw new SynapseError('not_found', `no token usage in the history${o.agent ? ` of '${o.agent}'` : ''} yet: agents record it after each turn (see synapse history stats)`);
+    throw new SynapseError(
+      'not_found',
+      `no token usage in the history${o.agent ? ` of '${o.agent}'` : ''} yet: agents record it after each turn (see synapse history stats)`,
+    );
   await post('cost', { currency: 'USD', items: items.slice(0, 1000) }, { ...o, id: o.id ?? 'token-cost' }, io, 'Token usage (estimated cost)');
 }
 

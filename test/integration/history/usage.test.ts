@@ -34,7 +34,10 @@ describe('token usage of an agent whose CLI records it', () => {
     const project = path.join(t.home, 'project');
     fs.mkdirSync(path.join(project, '.synapse'), { recursive: true });
     // The echo agent's model is `echo`: priced here at $1 in, $2 out, $0.5 cache read, $4 cache write per million.
-    fs.writeFileSync(path.join(project, '.synapse', 'settings.json'), JSON.stringify({ pricing: { echo: { input: 1, output: 2, cacheRead: 0.5, cacheWrite: 4 } } }));
+    fs.writeFileSync(
+      path.join(project, '.synapse', 'settings.json'),
+      JSON.stringify({ pricing: { echo: { input: 1, output: 2, cacheRead: 0.5, cacheWrite: 4 } } }),
+    );
     const env = { ...t.env, SYNAPSE_HISTORY_ENABLED: 'true' };
     const agent = await startHeadless('echo', { env, cwd: project, args: ['--name', 'counter'] });
 

@@ -66,7 +66,7 @@ describe('usage records of the real CLIs', () => {
   it('OpenCode 1.18.33 message rows: completed assistant messages only (the one still streaming has no usage yet)', () => {
     const rows = lines('opencode-messages.jsonl').map((l) => JSON.parse(l) as { data: string });
     const records = rows.map((r) => parseOpencodeMessage(r.data));
-    expect(records.filter((r) => r !== null).map((r) => counts(r!))).toEqual([mock(), mock()]);
+    expect(records.filter((r) => r !== null).map((r) => counts(r))).toEqual([mock(), mock()]);
     expect(records.filter((r) => r !== null)[0]!.model).toBe('mock-model');
   });
 
@@ -77,12 +77,22 @@ describe('usage records of the real CLIs', () => {
     expect(parseGeminiLines([...junk, '{"type":"gemini","tokens":null}'], new Set())).toEqual([]);
     expect(parseCopilotLines([...junk, '{"type":"session.usage_record","data":{}}'], new Set())).toEqual([]);
     expect(parseOpencodeMessage('{')).toBeNull();
-    const odd = parseClaudeLines(['{"type":"assistant","message":{"id":"m","usage":{"input_tokens":-5,"output_tokens":"7","cache_read_input_tokens":2.6}}}'], new Set());
+    const odd = parseClaudeLines(
+      ['{"type":"assistant","message":{"id":"m","usage":{"input_tokens":-5,"output_tokens":"7","cache_read_input_tokens":2.6}}}'],
+      new Set(),
+    );
     expect(odd.map(counts)).toEqual([[0, 0, 3, 0]]);
   });
 
   it('sums records per task and per model', () => {
-    const r = (model: string | null, input: number): UsageRecord => ({ model, at: null, input_tokens: input, output_tokens: 1, cache_read_tokens: 2, cache_write_tokens: 3 });
+    const r = (model: string | null, input: number): UsageRecord => ({
+      model,
+      at: null,
+      input_tokens: input,
+      output_tokens: 1,
+      cache_read_tokens: 2,
+      cache_write_tokens: 3,
+    });
     const once = sumUsage([r('a', 10), r('b', 5)]);
     const total = sumUsage([r(null, 1)], once);
     expect(total).toEqual({

@@ -37,7 +37,11 @@ function record(file: string, input: number, opts: { at?: number; id?: string; t
     JSON.stringify({
       type: 'assistant',
       timestamp: new Date(opts.at ?? Date.now()).toISOString(),
-      message: { id: opts.id ?? `msg_${++n}`, model: 'claude-sonnet-4-5', usage: { input_tokens: input, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } },
+      message: {
+        id: opts.id ?? `msg_${++n}`,
+        model: 'claude-sonnet-4-5',
+        usage: { input_tokens: input, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+      },
     }),
   );
   fs.appendFileSync(file, `${lines.join('\n')}\n`);
@@ -120,6 +124,8 @@ describe('pricing', () => {
     const table = priceTable({ 'mock-model': { input: 1, output: 2 } });
     expect(priceFor('mock-model', table)?.price).toEqual({ input: 1, output: 2 });
     // Cache prices default to the input price.
-    expect(costOf({ input_tokens: 1_000_000, output_tokens: 1_000_000, cache_read_tokens: 1_000_000, cache_write_tokens: 1_000_000 }, { input: 1, output: 2 })).toBe(5);
+    expect(
+      costOf({ input_tokens: 1_000_000, output_tokens: 1_000_000, cache_read_tokens: 1_000_000, cache_write_tokens: 1_000_000 }, { input: 1, output: 2 }),
+    ).toBe(5);
   });
 });
