@@ -103,6 +103,13 @@ export const SETTING_KEYS: readonly SettingKey[] = [
       "The arguments that mean the CLI resumes a conversation, so the start-up instruction is skipped; `--flag=value` counts too. The original's key; `resumeFlags` is accepted as well.",
   },
   {
+    key: 'pricing.<model>',
+    type: '{input, output, cacheRead?, cacheWrite?} (US dollars per million tokens)',
+    default: '(estimates for well-known Claude, GPT and Gemini models: src/config/pricing.ts)',
+    description:
+      'The price of a model (or of every model whose name starts with the key) for the estimated cost in `synapse history stats`; cache prices default to the input price.',
+  },
+  {
     key: 'hooks.on_idle',
     type: 'string (a shell command)',
     default: '',
@@ -118,6 +125,7 @@ export const SETTING_KEYS: readonly SettingKey[] = [
 
 export function settingKey(key: string): SettingKey | undefined {
   if (key.startsWith('instructions.') && key !== 'instructions.default') return SETTING_KEYS.find((k) => k.key === 'instructions.<profile>');
+  if (key.startsWith('pricing.')) return SETTING_KEYS.find((k) => k.key === 'pricing.<model>');
   if (key.startsWith('resume_flags.') || key.startsWith('resumeFlags.')) return SETTING_KEYS.find((k) => k.key === 'resume_flags.<profile>');
   return SETTING_KEYS.find((k) => k.key === key);
 }

@@ -27,6 +27,21 @@ export const SettingsFileSchema = Type.Object(
     resume_flags: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String({ minLength: 1 })))),
     /** The same as `resume_flags`, in this project's spelling (`resume_flags` wins when both are given in one file). */
     resumeFlags: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String({ minLength: 1 })))),
+    /** US dollars per million tokens, per model (or model-name prefix), for the estimated cost in `history stats`. */
+    pricing: Type.Optional(
+      Type.Record(
+        Type.String({ minLength: 1 }),
+        Type.Object(
+          {
+            input: Type.Number({ minimum: 0 }),
+            output: Type.Number({ minimum: 0 }),
+            cacheRead: Type.Optional(Type.Number({ minimum: 0 })),
+            cacheWrite: Type.Optional(Type.Number({ minimum: 0 })),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
     hooks: Type.Optional(
       Type.Object({ on_idle: Type.Optional(Type.String()), on_task_completed: Type.Optional(Type.String()) }, { additionalProperties: false }),
     ),

@@ -4,6 +4,7 @@ import { requireCjs } from '../require-cjs.js';
 import { ENV_VARS, envVarSpec } from './env-vars.js';
 import type { Env } from './paths.js';
 import { APPROVAL_MODES, FLOWS, LIST_COLUMNS, MONITOR_COLUMNS, TABLE_COLUMNS, type ApprovalMode, type Flow, type HookEvent, type ListColumn } from './keys.js';
+import type { ModelPrice } from './pricing.js';
 import type { SettingsFile } from './schema.js';
 import { readSettingsFile, SCOPES, type Scope } from './settings-file.js';
 
@@ -31,6 +32,8 @@ export interface Settings {
   hooks: Partial<Record<HookEvent, Hook>>;
   /** The lease of a spawned agent (`synapse spawn`): null = none. */
   spawn: { keepIdle: string | null; keepTurns: number | null };
+  /** Model prices set in a settings file (`pricing`), over the defaults of pricing.ts. */
+  pricing: Record<string, ModelPrice>;
 }
 
 /** The `env` and `hooks` of one project-side file (project or local scope): what needs the user's trust. */
@@ -83,6 +86,7 @@ const DEFAULTS: Settings = {
   resumeFlags: {},
   hooks: {},
   spawn: { keepIdle: null, keepTurns: null },
+  pricing: {},
 };
 
 function fromVariable<T extends string>(env: Env, name: string, allowed: readonly T[]): T | undefined {
@@ -196,6 +200,7 @@ function apply(
   // A file's list for a profile replaces the list before it, as the original's merge does.
   for (const [profile, flags] of Object.entries({ ...data.resumeFlags, ...data.resume_flags }))
     set(`resume_flags.${profile}`, (settings.resumeFlags[profile] = [...flags]), origin);
+  for (const [model, price] of Object.entries(data.pricing ?? {})) set(`pricing.${model}`, (settings.pricing[model] = { ...price }), origin);
   for (const [event, command] of Object.entries(data.hooks ?? {}) as [HookEvent, string][]) {
     if (command.trim() === '') delete settings.hooks[event];
     else settings.hooks[event] = { command, scope, file };

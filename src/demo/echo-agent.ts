@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { peerTls, transportFor, type PeerTls } from '../a2a/peer-tls.js';
 import { numberSetting } from '../config/env-number.js';
 import { envSetting } from '../config/env-setting.js';
@@ -23,7 +25,9 @@ import { openConversation, type Conversation, type ConversationRequest } from '.
  * CODE]] exits mid-turn; [[quiet]] ends the turn without printing anything and without a reply
  * (an agent that forgets both: the sender gets MISSING_REPLY); [[ask: CMD]] first shows a
  * permission menu (like the real CLIs' approval dialogs: arrows move, Enter picks, ESC denies);
- * [[history]] answers with the earlier messages of the conversation.
+ * [[history]] answers with the earlier messages of the conversation. [[usage: IN OUT CACHE_READ
+ * CACHE_WRITE]] records that many tokens for the answer, as Claude Code does (one `assistant` line
+ * with `message.usage` in `<ECHO_SESSION_DIR>/<ID>.usage.jsonl`), written as the answer ends.
  * [[plan: TEXT]] first shows a plan-approval screen with TEXT as the plan (like Claude Code's plan
  * mode: `Here is the plan:`, the plan between two rules, `Would you like to proceed?`, then
  * `1. Yes, proceed` / `2. No, keep planning`): 1 approves (the turn goes on and answers), 2 or ESC
@@ -363,11 +367,37 @@ class EchoAgent {
         return;
       }
       this.write(`\r\x1b[2K${lines.slice(shown).join('\r\n')}\r\n`);
+      this.recordUsage(text);
       this.drawPrompt();
       if (this.opts.autoReply && this.opts.port !== undefined && text.includes('[REPLY EXPECTED]'))
         void autoReply(this.opts.port, this.opts.https, reply, this.opts.keyHeaders);
     }, thinkMs);
     this.thinking = { timer, spin };
+  }
+
+  /** `[[usage: IN OUT CR CW]]`: one usage record in Claude Code's session format. */
+  private recordUsage(text: string): void {
+    const m = /\[\[usage:\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]\]/.exec(text);
+    if (!m) return;
+    const [input, output, cacheRead, cacheWrite] = m.slice(1).map(Number) as [number, number, number, number];
+    const id = this.conversation?.id ?? 'no-session';
+    const line = {
+      type: 'assistant',
+      sessionId: id,
+      timestamp: new Date().toISOString(),
+      message: {
+        id: `msg_echo_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`,
+        model: 'echo',
+        role: 'assistant',
+        usage: { input_tokens: input, output_tokens: output, cache_read_input_tokens: cacheRead, cache_creation_input_tokens: cacheWrite },
+      },
+    };
+    try {
+      fs.mkdirSync(this.opts.sessionDir, { recursive: true, mode: 0o700 });
+      fs.appendFileSync(path.join(this.opts.sessionDir, `${id}.usage.jsonl`), `${JSON.stringify(line)}\n`, { mode: 0o600 });
+    } catch {
+      // like a CLI that cannot write its session file: the answer stands
+    }
   }
 
   private interrupt(): void {

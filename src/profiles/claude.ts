@@ -45,6 +45,7 @@ function turnEnded(lines: string[], userText: string): boolean {
 export const claudeProfile: Profile = {
   id: 'claude',
   aliases: ['claude-code'],
+  usageLog: 'claude',
   displayName: 'Claude Code',
   description: 'Anthropic Claude Code CLI wrapped by Synapse.',
   command: 'claude',

@@ -61,6 +61,7 @@ function turnEnded(lines: string[], userText: string): boolean {
 export const codexProfile: Profile = {
   id: 'codex',
   aliases: ['codex-cli'],
+  usageLog: 'codex',
   displayName: 'Codex CLI',
   description: 'OpenAI Codex CLI wrapped by Synapse.',
   command: 'codex',

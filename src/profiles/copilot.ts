@@ -57,6 +57,7 @@ function ready(rows: string[]): boolean {
 export const copilotProfile: Profile = {
   id: 'copilot',
   aliases: ['copilot-cli', 'github-copilot'],
+  usageLog: 'copilot',
   displayName: 'GitHub Copilot CLI',
   description: 'GitHub Copilot CLI wrapped by Synapse.',
   command: 'copilot',

@@ -13,6 +13,7 @@ const SPINNER = /^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Thinking…/;
 export const echoProfile: Profile = {
   id: 'echo',
   aliases: ['dummy'],
+  usageLog: 'echo',
   displayName: 'Echo agent',
   description: 'Built-in demo agent that echoes every message back (no API key needed).',
   command: process.execPath,

@@ -50,6 +50,7 @@ function statusRow(rows: string[]): string {
 export const geminiProfile: Profile = {
   id: 'gemini',
   aliases: ['gemini-cli'],
+  usageLog: 'gemini',
   displayName: 'Gemini CLI',
   description: 'Google Gemini CLI wrapped by Synapse.',
   command: 'gemini',

@@ -106,6 +106,7 @@ function turnStarted(lines: string[], userText: string): boolean {
 export const opencodeProfile: Profile = {
   id: 'opencode',
   aliases: ['opencode-ai'],
+  usageLog: 'opencode',
   displayName: 'OpenCode',
   description: 'OpenCode (sst/opencode) wrapped by Synapse.',
   command: 'opencode',

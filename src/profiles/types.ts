@@ -1,3 +1,5 @@
+import type { UsageLogKind } from './usage-records.js';
+
 /** Agent statuses, in the order a CLI usually moves through them. */
 export type AgentStatus = 'STARTING' | 'READY' | 'PROCESSING' | 'WAITING' | 'DONE' | 'EXITED';
 
@@ -142,6 +144,11 @@ export interface Profile {
    * a feedback prompt; Esc denies and stops the turn).
    */
   permission?: { question: RegExp; select: 'digit' | 'arrows' | 'row'; denyKey?: string };
+  /**
+   * Where the CLI records the tokens of each model response (its session files), read after each
+   * turn for `synapse history stats` (profiles/usage-records.ts). None: no usage is recorded.
+   */
+  usageLog?: UsageLogKind;
   /** The CLI's plan-approval screen, where it has one (see `PlanSpec`). */
   plan?: PlanSpec;
   /** CLI flag that turns on the CLI's own auto-approval (`synapse <profile> --auto-approve`). */

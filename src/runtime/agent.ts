@@ -42,6 +42,8 @@ import { traceScreens } from './screen-trace.js';
 import { StartupGate } from './startup-gate.js';
 import { TaskEvents } from './task-events.js';
 import { TaskManager } from './tasks.js';
+import { UsageTracker } from './usage-tracker.js';
+import { usageSource } from './usage-sources.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { envSetting } from '../config/env-setting.js';
 import { exposureWarning } from './bind-host.js';
@@ -184,6 +186,8 @@ class Agent {
   private readonly gate: StartupGate;
   private readonly liveOutput: LiveOutput;
   private readonly http: AgentHttp;
+  /** Reads the CLI's own usage records after each turn; null for a CLI that keeps none. */
+  private readonly usage: UsageTracker | null;
   /** Made in `wire` (a spawned helper's lease), null without one. */
   private lease: Lease | null = null;
   private shutdownPromise: Promise<number> | null = null;
@@ -236,6 +240,7 @@ class Agent {
       beforeComplete: completionGate(this.gates),
     });
     this.delivery = this.buildDelivery();
+    this.usage = this.buildUsage();
     this.gate = new StartupGate({
       tracker: this.session.tracker,
       tasks: this.tasks,
@@ -309,6 +314,27 @@ class Agent {
     });
   }
 
+  /** Token usage per task from the CLI's session files (issue 20 §3), kept on the task as `metadata.usage`. */
+  private buildUsage(): UsageTracker | null {
+    const { profile, env, cwd, extras } = this.opts;
+    if (!profile.usageLog) return null;
+    const { clock, identity } = this.f;
+    const source = usageSource({
+      kind: profile.usageLog,
+      cwd,
+      env,
+      sessionId: () => (typeof extras?.session_id === 'string' ? extras.session_id : null),
+      startedAtMs: Date.parse(identity.startedAt) || clock.now(),
+      now: () => clock.now(),
+    });
+    return new UsageTracker({
+      source,
+      clock,
+      log: (m) => this.logger.info(m),
+      attach: (taskId, usage) => void this.tasks.annotate(taskId, { usage }),
+    });
+  }
+
   private buildDelivery(): DeliveryLoop {
     const { env } = this.opts;
     const msgDir = messageFileDir(env);
@@ -373,6 +399,9 @@ class Agent {
       this.presence.status.setScreen(r.status);
     });
     this.delivery.on('submitted', (t: Task) => this.replies.delivered(t));
+    // Bootstrap turns are not in the history: their usage is passed over with the rest.
+    this.delivery.on('delivering', (t: Task) => (t.metadata.kind === 'bootstrap' ? this.usage?.settle() : this.usage?.begin(t)));
+    this.delivery.on('finished', (taskId: string) => this.usage?.end(taskId));
     this.delivery.on('busy', (busy: boolean) => this.presence.status.setTaskInFlight(busy));
     // Before the entry is written on a status change, so that it shows the lease as it is now.
     if (this.opts.lease) (this.lease = this.buildLease(this.opts.lease)).start();
@@ -528,6 +557,7 @@ class Agent {
       }
       this.session.tracker.stop();
       this.replies.stop();
+      this.usage?.stop();
       this.stopSweep();
       this.stopLockSignal();
       this.liveOutput.stop();

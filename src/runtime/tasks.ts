@@ -42,7 +42,8 @@ export class TaskManager extends EventEmitter {
       status: { state: 'submitted', timestamp: now },
       message: input.message,
       artifacts: [],
-      metadata: { kind: 'message', ...(input.metadata ?? {}) },
+      // `usage` is what this agent measured of its CLI's turn (usage-tracker.ts), never a sender's word.
+      metadata: { kind: 'message', ...withoutUsage(input.metadata) },
       priority: input.priority ?? 3,
       receipt: { state: 'queued', queued_at: now },
       created_at: now,
@@ -94,6 +95,17 @@ export class TaskManager extends EventEmitter {
     return task;
   }
 
+  /** Merges `metadata` into the task without changing its state (e.g. the token usage read after its turn). */
+  annotate(id: string, metadata: TaskMetadata): Task | null {
+    const task = this.store.get(id);
+    if (!task) return null;
+    task.metadata = { ...task.metadata, ...metadata };
+    task.updated_at = this.iso();
+    this.store.save(task);
+    this.emit('updated', task, task.status.state);
+    return task;
+  }
+
   private stampReceipt(task: Task, state: ReceiptState, now: string): void {
     // A receipt only moves forward: a late "delivered" gets its time but never hides that the
     // task was answered, failed or canceled.
@@ -122,6 +134,11 @@ export class TaskManager extends EventEmitter {
     }
     return n;
   }
+}
+
+function withoutUsage(metadata: TaskMetadata | undefined): TaskMetadata {
+  const { usage: _usage, ...rest } = metadata ?? {};
+  return rest;
 }
 
 const FINAL_RECEIPTS: ReadonlySet<ReceiptState> = new Set(['answered', 'failed', 'canceled']);

@@ -1,5 +1,7 @@
 import { isDerived } from '../agent-api/output-parse.js';
 import { messageText, TERMINAL_STATES, type Task, type TaskState } from '../agent-api/task.js';
+import type { TokenCounts } from '../config/pricing.js';
+import type { TokenUsage } from '../profiles/usage-records.js';
 import type { HistoryAgent, HistoryEntry, HistoryRow } from './history-schema.js';
 
 /** Longest input or output kept per entry; a runaway paste must not bloat everyone's history. */
@@ -56,16 +58,43 @@ export function entryFromTask(task: Task, agent: HistoryAgent): HistoryEntry {
     finished_at: finished,
     duration_ms: between(task.receipt.queued_at ?? task.created_at, finished),
     turn_ms: between(task.receipt.delivered_at, finished),
+    usage: usageOf(task.metadata.usage),
   };
 }
 
+const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v) : 0);
+
+function countsOf(v: Record<string, unknown>): TokenCounts {
+  return {
+    input_tokens: count(v.input_tokens),
+    output_tokens: count(v.output_tokens),
+    cache_read_tokens: count(v.cache_read_tokens),
+    cache_write_tokens: count(v.cache_write_tokens),
+  };
+}
+
+/** The usage the agent put on the task (`metadata.usage`, usage-tracker.ts), checked; null when there is none. */
+function usageOf(v: unknown): TokenUsage | null {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;
+  const u = v as Record<string, unknown>;
+  const byModel: Record<string, TokenCounts> = {};
+  if (typeof u.by_model === 'object' && u.by_model !== null && !Array.isArray(u.by_model)) {
+    for (const [model, c] of Object.entries(u.by_model as Record<string, unknown>))
+      if (typeof c === 'object' && c !== null && !Array.isArray(c)) byModel[model] = countsOf(c as Record<string, unknown>);
+  }
+  return { ...countsOf(u), records: count(u.records), by_model: byModel };
+}
+
 export function rowToEntry(row: HistoryRow): HistoryEntry {
-  const { seq: _seq, receipt, metadata, status, ...rest } = row;
+  const { seq: _seq, receipt, metadata, status, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, usage, ...rest } = row;
+  const detail = usage === null ? null : parseJson<Record<string, unknown>>(usage, {});
   return {
     ...rest,
     status: status as TaskState,
     receipt: parseJson(receipt, { state: 'queued', queued_at: row.created_at }),
     metadata: parseJson(metadata, {}),
+    usage:
+      input_tokens === null || input_tokens === undefined ? null : usageOf({ ...detail, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens }),
   };
 }
 

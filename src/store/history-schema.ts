@@ -2,6 +2,8 @@ import path from 'node:path';
 import type { Receipt, TaskMetadata, TaskState } from '../agent-api/task.js';
 import { synapseHome, type Env } from '../config/paths.js';
 import { envSetting } from '../config/env-setting.js';
+import type { TokenCounts } from '../config/pricing.js';
+import type { TokenUsage } from '../profiles/usage-records.js';
 import type { Migration } from './sqlite.js';
 
 /** `~/.synapse/history/history.db`: one file for every agent of the user. */
@@ -64,6 +66,17 @@ export const HISTORY_MIGRATIONS: Migration[] = [
       END;
     `,
   },
+  {
+    // v2 (issue 20 §3): the tokens the CLI recorded for the task's turn; NULL = none recorded.
+    version: 2,
+    sql: `
+      ALTER TABLE history ADD COLUMN input_tokens INTEGER;
+      ALTER TABLE history ADD COLUMN output_tokens INTEGER;
+      ALTER TABLE history ADD COLUMN cache_read_tokens INTEGER;
+      ALTER TABLE history ADD COLUMN cache_write_tokens INTEGER;
+      ALTER TABLE history ADD COLUMN usage TEXT;
+    `,
+  },
 ];
 
 /** Who finished the task: the fields of the agent's registry entry history keeps. */
@@ -102,13 +115,33 @@ export interface HistoryEntry {
   duration_ms: number | null;
   /** From delivery into the CLI to the finish: the agent's own turn. */
   turn_ms: number | null;
+  /** The tokens the CLI recorded for the task's turn (its session files), or null when it recorded none. */
+  usage: TokenUsage | null;
 }
 
-export interface HistoryRow extends Omit<HistoryEntry, 'receipt' | 'metadata' | 'status'> {
+export interface HistoryRow extends Omit<HistoryEntry, 'receipt' | 'metadata' | 'status' | 'usage'> {
   seq: number;
   status: string;
   receipt: string;
   metadata: string;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cache_read_tokens: number | null;
+  cache_write_tokens: number | null;
+  /** JSON: {records, by_model}. */
+  usage: string | null;
+}
+
+/** Token totals over the tasks that have usage, with the estimated cost from the price table. */
+export interface UsageStats extends TokenCounts {
+  /** Tasks with usage data. */
+  tasks: number;
+  /** Per model (the price table prices each). */
+  by_model: Record<string, TokenCounts & { estimated_cost_usd: number | null; priced_as: string | null }>;
+  /** US dollars, an estimate from settings `pricing`; null when no model of these tasks has a price. */
+  estimated_cost_usd: number | null;
+  /** Models without a price: their tokens are not in the cost. */
+  unpriced_models: string[];
 }
 
 export interface AgentStats {
@@ -122,6 +155,8 @@ export interface AgentStats {
   /** completed / total, 0..1; null when there is nothing to rate. */
   success_rate: number | null;
   median_turn_ms: number | null;
+  /** Token usage of this agent's tasks, or null when none recorded any. */
+  usage: UsageStats | null;
 }
 
 export interface HistoryStats {
@@ -136,6 +171,8 @@ export interface HistoryStats {
   /** Bytes of the database file (with its WAL). */
   db_bytes: number;
   agents: AgentStats[];
+  /** Token usage over all agents, or null when no task recorded any. */
+  usage: UsageStats | null;
 }
 
 export interface CleanupResult {

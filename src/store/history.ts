@@ -17,6 +17,8 @@ import {
   type HistoryStats,
 } from './history-schema.js';
 import { StoreDb } from './store-db.js';
+import { usageStats, type UsageRow } from './history-usage.js';
+import { DEFAULT_PRICES, type ModelPrice } from '../config/pricing.js';
 import { envSetting } from '../config/env-setting.js';
 
 export * from './history-schema.js';
@@ -83,21 +85,36 @@ export class HistoryStore {
   /** Adds or refreshes the entry of a finished task (a later explicit reply replaces the answer). */
   record(task: Task, agent: HistoryAgent): HistoryEntry {
     const e = redactDeep(entryFromTask(task, agent), this.redact);
-    const row = { ...e, receipt: JSON.stringify(e.receipt), metadata: JSON.stringify(e.metadata) };
+    const u = e.usage;
+    const row = {
+      ...e,
+      receipt: JSON.stringify(e.receipt),
+      metadata: JSON.stringify(e.metadata),
+      input_tokens: u?.input_tokens ?? null,
+      output_tokens: u?.output_tokens ?? null,
+      cache_read_tokens: u?.cache_read_tokens ?? null,
+      cache_write_tokens: u?.cache_write_tokens ?? null,
+      usage: u ? JSON.stringify({ records: u.records, by_model: u.by_model }) : null,
+    };
     this.store.run((db) =>
       db
         .prepare(
           `INSERT INTO history (task_id, agent_id, agent_name, agent_type, working_dir, sender_id, sender_name, sender_type, input, output, status, status_message,
-             priority, context_id, reply_source, receipt, metadata, created_at, finished_at, duration_ms, turn_ms)
+             priority, context_id, reply_source, receipt, metadata, created_at, finished_at, duration_ms, turn_ms,
+             input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, usage)
            VALUES (@task_id, @agent_id, @agent_name, @agent_type, @working_dir, @sender_id, @sender_name, @sender_type, @input, @output, @status, @status_message,
-             @priority, @context_id, @reply_source, @receipt, @metadata, @created_at, @finished_at, @duration_ms, @turn_ms)
+             @priority, @context_id, @reply_source, @receipt, @metadata, @created_at, @finished_at, @duration_ms, @turn_ms,
+             @input_tokens, @output_tokens, @cache_read_tokens, @cache_write_tokens, @usage)
            ON CONFLICT (task_id, agent_id) DO UPDATE SET
              agent_name = excluded.agent_name, agent_type = excluded.agent_type, working_dir = excluded.working_dir,
              sender_id = excluded.sender_id, sender_name = excluded.sender_name, sender_type = excluded.sender_type,
              input = excluded.input, output = excluded.output, status = excluded.status, status_message = excluded.status_message,
              priority = excluded.priority, context_id = excluded.context_id, reply_source = excluded.reply_source,
              receipt = excluded.receipt, metadata = excluded.metadata, created_at = excluded.created_at,
-             finished_at = excluded.finished_at, duration_ms = excluded.duration_ms, turn_ms = excluded.turn_ms`,
+             finished_at = excluded.finished_at, duration_ms = excluded.duration_ms, turn_ms = excluded.turn_ms,
+             input_tokens = COALESCE(excluded.input_tokens, input_tokens), output_tokens = COALESCE(excluded.output_tokens, output_tokens),
+             cache_read_tokens = COALESCE(excluded.cache_read_tokens, cache_read_tokens),
+             cache_write_tokens = COALESCE(excluded.cache_write_tokens, cache_write_tokens), usage = COALESCE(excluded.usage, usage)`,
         )
         .run(row),
     );
@@ -197,7 +214,7 @@ export class HistoryStore {
   }
 
   /** Totals, success rate (completed / all) and median turn time of completed tasks, overall and per agent. */
-  stats(filter: { agent?: string } = {}): HistoryStats {
+  stats(filter: { agent?: string; prices?: Readonly<Record<string, ModelPrice>> } = {}): HistoryStats {
     return this.store.run((db) => {
       const where = filter.agent ? `WHERE ${AGENT_FILTER}` : '';
       const params = filter.agent ? { agent: filter.agent } : {};
@@ -223,7 +240,20 @@ export class HistoryStore {
         oldest: string | null;
         newest: string | null;
       };
-      const agents = perAgent.map((a) => ({ ...a, success_rate: rate(a.completed, a.total), median_turn_ms: median(turns.get(a.agent_id) ?? []) }));
+      const usage = usageStats(
+        db
+          .prepare(
+            `SELECT agent_id, usage, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens FROM history ${where ? `${where} AND` : 'WHERE'} input_tokens IS NOT NULL`,
+          )
+          .all(params) as UsageRow[],
+        filter.prices ?? DEFAULT_PRICES,
+      );
+      const agents = perAgent.map((a) => ({
+        ...a,
+        success_rate: rate(a.completed, a.total),
+        median_turn_ms: median(turns.get(a.agent_id) ?? []),
+        usage: usage.perAgent.get(a.agent_id) ?? null,
+      }));
       const sum = (k: 'total' | 'completed' | 'failed' | 'canceled') => agents.reduce((n, a) => n + a[k], 0);
       return {
         total: sum('total'),
@@ -236,6 +266,7 @@ export class HistoryStore {
         newest: span.newest,
         db_bytes: this.bytes(),
         agents,
+        usage: usage.total,
       };
     });
   }

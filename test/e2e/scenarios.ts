@@ -2,10 +2,12 @@
 // makes it ask for permission, what its dialog offers). Each <cli>.test.ts names the tests and
 // calls these; each scenario starts its own mock and agent(s) and leaves cleanup to cleanupE2E().
 
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
+import { MOCK_USAGE } from '../support/mock-model-server.mjs';
 import {
   BIN,
   artifact,
@@ -132,6 +134,45 @@ export async function textTurnScenario(spec: CliSpec): Promise<void> {
   expect(done.receipt.state).toBe('answered');
   const turn = await waitForTurn(spec.cli, mock, (t) => t === framed(text));
   await measureIdleLag(agent, turn, 'text turn');
+}
+
+/**
+ * Token usage (issue 20 §3): the CLI records the mock's usage for the turn in its own session
+ * files, the agent reads it after the turn, and `synapse history stats --json` shows exactly the
+ * mock's numbers: one text turn is one model response. Only the Anthropic protocol carries a
+ * cache write (`cache_creation_input_tokens`); the others report none.
+ */
+export async function usageScenario(spec: CliSpec): Promise<void> {
+  const mock = await startMock();
+  const agent = await startAgent(spec.cli, mock, { env: { SYNAPSE_HISTORY_ENABLED: 'true' } });
+  const task = await send(agent, 'count my tokens, please');
+  expect((await waitForState(agent, task.id)).status).toBe('completed');
+  const stats = await waitFor(
+    () => {
+      const r = spawnSync(process.execPath, [BIN, 'history', 'stats', '--json'], { env: agent.env, cwd: agent.home.cwd, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`history stats failed (${r.status}): ${r.stderr}`);
+      const s = JSON.parse(r.stdout);
+      return s.agents.find((a: any) => a.agent_id === agent.agentId)?.usage ? s : null;
+    },
+    TURN_MS,
+    "the turn's usage in history stats",
+  );
+  const usage = stats.agents.find((a: any) => a.agent_id === agent.agentId).usage;
+  expect({
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    cache_read_tokens: usage.cache_read_tokens,
+    cache_write_tokens: usage.cache_write_tokens,
+    tasks: usage.tasks,
+  }).toEqual({
+    input_tokens: MOCK_USAGE.input,
+    output_tokens: MOCK_USAGE.output,
+    cache_read_tokens: MOCK_USAGE.cacheRead,
+    cache_write_tokens: spec.cli === 'claude' ? MOCK_USAGE.cacheWrite : 0,
+    tasks: 1,
+  });
+  expect(stats.usage).toMatchObject({ input_tokens: MOCK_USAGE.input, output_tokens: MOCK_USAGE.output, tasks: 1 });
+  report({ kind: 'usage', cli: spec.cli, usage });
 }
 
 /** 3. One multi-line message with shell-special and non-ASCII text arrives intact, as one message. */

@@ -13,6 +13,7 @@ import {
   SPECS,
   startupScenario,
   textTurnScenario,
+  usageScenario,
 } from './scenarios.js';
 
 /** A failed test shows what its agents saw (readings, deliveries, screens) before cleanup removes it. */
@@ -30,6 +31,7 @@ export function realCliSuite(cli: Cli, name: string, short: string): void {
 
     it('reaches READY and delivers and completes the start-up instruction', () => startupScenario(spec), 90_000);
     it('answers a text turn with the model answer and no TUI chrome', () => textTurnScenario(spec), 90_000);
+    it("records the turn's token usage: history stats shows exactly the mock model's numbers", () => usageScenario(spec), 90_000);
     it('delivers a multi-line message with quotes, backticks, $(…), tabs and non-ASCII intact as one message', () => multilineScenario(spec), 90_000);
     it('turns the permission dialog into input-required and runs the command when approved over HTTP', () => approveScenario(spec), 90_000);
     it('denied over HTTP: nothing runs, the task ends and the CLI takes the next message', () => denyScenario(spec), 90_000);

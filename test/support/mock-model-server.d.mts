@@ -43,3 +43,5 @@ export function readAnthropicTurn(body: unknown): { userText: string; toolOutput
 export function readResponsesTurn(body: unknown): { userText: string; toolOutput: string | null };
 export function readChatTurn(body: unknown): { userText: string; toolOutput: string | null };
 export function readGeminiTurn(body: unknown): { userText: string; toolOutput: string | null };
+/** The token usage every model answer reports (in each protocol's own fields; OpenAI and Gemini count `cacheRead` inside their prompt total). */
+export const MOCK_USAGE: Readonly<{ input: number; output: number; cacheRead: number; cacheWrite: number }>;

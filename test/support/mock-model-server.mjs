@@ -21,7 +21,7 @@ import { handleGemini } from './mock-model/gemini.mjs';
 import { sendJson } from './mock-model/http.mjs';
 import { handleResponses } from './mock-model/openai.mjs';
 
-export { parseDirectives, planTurn, firstLine } from './mock-model/script.mjs';
+export { MOCK_USAGE, parseDirectives, planTurn, firstLine } from './mock-model/script.mjs';
 export { readAnthropicTurn } from './mock-model/anthropic.mjs';
 export { readResponsesTurn } from './mock-model/openai.mjs';
 export { readChatTurn } from './mock-model/chat.mjs';

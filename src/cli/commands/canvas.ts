@@ -65,6 +65,38 @@ export async function postTyped(type: string, json: string | undefined, o: PostF
   await post(type, parseJson(await bodyText(json, o.file, io), 'the card body'), o, io);
 }
 
+/**
+ * `synapse canvas cost`: a `cost` card from `synapse history stats` (issue 20 §3): per agent, the
+ * tokens its CLI recorded and their estimated cost. Posted under the id `token-cost` unless `--id`
+ * says otherwise, so running it again updates the card in place.
+ */
+async function postCostCard(o: PostFlags & { agent?: string }, io: CommandIo): Promise<void> {
+  const { readHistoryStats } = await import('./history.js');
+  const stats = await readHistoryStats({ ...(o.agent ? { agent: o.agent } : {}) }, io);
+  const items = stats.agents.flatMap((a) =>
+    a.usage
+      ? [
+          {
+            label:
+              `${a.agent_name ?? a.agent_id}${a.usage.cache_read_tokens + a.usage.cache_write_tokens > 0 ? ` (+${a.usage.cache_read_tokens.toLocaleString('en-US')} cache read, ${a.usage.cache_write_tokens.toLocaleString('en-US')} cache write)` : ''}${a.usage.estimated_cost_usd === null ? ' (no price)' : ''}`.slice(
+                0,
+                200,
+              ),
+            input_tokens: a.usage.input_tokens,
+            output_tokens: a.usage.output_tokens,
+            cost: a.usage.estimated_cost_usd ?? 0,
+          },
+        ]
+      : [],
+  );
+  if (items.length === 0)
+    throw new SynapseError(
+      'not_found',
+      `no token usage in the history${o.agent ? ` of '${o.agent}'` : ''} yet: agents record it after each turn (see synapse history stats)`,
+    );
+  await post('cost', { currency: 'USD', items: items.slice(0, 1000) }, { ...o, id: o.id ?? 'token-cost' }, io, 'Token usage (estimated cost)');
+}
+
 /** `synapse canvas post-raw <json>`: a whole card, `{type, body, title?, id?, tags?}`. */
 export async function postRaw(json: string | undefined, o: { file?: string; as?: string; json?: boolean }, io: CommandIo): Promise<void> {
   const raw = parseJson(await bodyText(json, o.file, io), 'the card');
@@ -230,6 +262,16 @@ export function registerCanvasCommands(program: Command): void {
       'synapse canvas post steps \'{"steps":[{"title":"build","status":"done"},{"title":"test","status":"active"}]}\'',
     ],
   ).action((type: string, json: string | undefined, o: PostFlags & { file?: string }) => postTyped(type, json, o, processIo()));
+
+  examples(
+    COMMON(
+      canvas
+        .command('cost')
+        .description('Post a cost card from `synapse history stats`: tokens per agent and their estimated cost (settings `pricing`)')
+        .option('--agent <agent>', 'only this agent (id, name or type)'),
+    ),
+    ['synapse canvas cost', 'synapse canvas cost --agent claude --id claude-cost'],
+  ).action((o: PostFlags & { agent?: string }) => postCostCard(o, processIo()));
 
   examples(
     canvas

@@ -109,7 +109,38 @@ export function statsText(s: HistoryStats): string {
       ms(a.median_turn_ms),
     ]),
   );
-  return `${head.join('\n')}\n\n${table}`;
+  const usage = s.usage ? `\n\n${usageText(s)}` : '';
+  return `${head.join('\n')}\n\n${table}${usage}`;
+}
+
+const tokens = (n: number) => n.toLocaleString('en-US');
+const usd = (v: number | null) => (v === null ? '-' : `$${v.toFixed(v < 1 ? 4 : 2)}`);
+
+/** The TOKEN USAGE section: per agent, only for agents whose tasks recorded tokens. */
+function usageText(s: HistoryStats): string {
+  const rows = s.agents.filter((a) => a.usage !== null);
+  const table = renderTable(
+    ['AGENT', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'TASKS', 'EST. COST'],
+    rows.map((a) => {
+      const u = a.usage!;
+      return [
+        a.agent_name ? `${a.agent_name} (${a.agent_id})` : a.agent_id,
+        tokens(u.input_tokens),
+        tokens(u.output_tokens),
+        tokens(u.cache_read_tokens),
+        tokens(u.cache_write_tokens),
+        String(u.tasks),
+        usd(u.estimated_cost_usd),
+      ];
+    }),
+  );
+  const total = s.usage!;
+  const notes = [
+    `total: ${tokens(total.input_tokens)} input, ${tokens(total.output_tokens)} output, ${tokens(total.cache_read_tokens)} cache read, ${tokens(total.cache_write_tokens)} cache write tokens in ${total.tasks} task(s); estimated cost ${usd(total.estimated_cost_usd)}`,
+    'costs are estimates from the price table (settings `pricing`, US dollars per million tokens)',
+  ];
+  if (total.unpriced_models.length > 0) notes.push(`no price for: ${total.unpriced_models.join(', ')} (add them under \`pricing\` in settings)`);
+  return `── TOKEN USAGE ${'─'.repeat(46)}\n${table}\n${notes.join('\n')}`;
 }
 
 export interface Trace {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
+import type { ModelPrice } from '../../config/pricing.js';
 import type { HistoryStats, HistoryStore } from '../../store/history.js';
 import { SynapseError } from '../../errors.js';
 import { ExitRequest } from '../exit.js';
@@ -82,11 +83,29 @@ const NO_STATS: HistoryStats = {
   newest: null,
   db_bytes: 0,
   agents: [],
+  usage: null,
 };
 
-/** `synapse history stats`: totals, success rate and median turn time. */
+/** The price table for estimated costs: the defaults with settings `pricing` over them. */
+async function prices(io: CommandIo): Promise<Record<string, ModelPrice>> {
+  const [{ loadSettings }, { priceTable }] = await Promise.all([import('../../config/settings.js'), import('../../config/pricing.js')]);
+  try {
+    return priceTable(loadSettings(io.cwd, io.env).pricing);
+  } catch (err) {
+    io.err(`note: settings not read (${(err as Error).message}); costs use the default prices\n`);
+    return priceTable({});
+  }
+}
+
+/** The user's history statistics (with token usage priced from the settings), or empty ones when nothing was recorded. */
+export async function readHistoryStats(o: { agent?: string }, io: CommandIo): Promise<HistoryStats> {
+  const table = await prices(io);
+  return (await withHistory(io, (h) => h.stats({ ...agentFilter(o.agent), prices: table }))) ?? NO_STATS;
+}
+
+/** `synapse history stats`: totals, success rate, median turn time and, when the CLIs recorded it, token usage and its estimated cost. */
 export async function historyStats(o: { agent?: string; json?: boolean }, io: CommandIo): Promise<void> {
-  const stats = (await withHistory(io, (h) => h.stats(agentFilter(o.agent)))) ?? NO_STATS;
+  const stats = await readHistoryStats(o, io);
   if (o.json) return printJson(io, stats);
   await noteIfDisabled(io);
   const { statsText } = await import('./history-format.js');
@@ -228,10 +247,12 @@ export function registerHistoryCommands(program: Command): void {
   examples(
     history
       .command('stats')
-      .description('Totals, success rate and median turn time, overall and per agent')
+      .description(
+        'Totals, success rate and median turn time, overall and per agent; TOKEN USAGE (input, output, cache read/write, estimated cost from settings `pricing`) when the CLIs recorded it',
+      )
       .option('--agent <agent>', 'only this agent (id, name or type)')
-      .option('--json', 'print as JSON'),
-    ['synapse history stats', 'synapse history stats --agent alice --json'],
+      .option('--json', 'print as JSON (`usage` overall and per agent: null when no task recorded tokens)'),
+    ['synapse history stats', 'synapse history stats --agent alice --json', "synapse history stats --json | jq '.agents[] | {agent_id, usage}'"],
   ).action((o: { agent?: string; json?: boolean }) => historyStats(o, processIo()));
 
   examples(

@@ -1,7 +1,7 @@
 // Anthropic Messages API: POST /v1/messages (SSE or JSON) and /v1/messages/count_tokens.
 
 import { openSse, sendJson, streamText } from './http.mjs';
-import { exampleFor, id, mcpToolNamer, planTurn, roughTokens, stripInjected } from './script.mjs';
+import { MOCK_USAGE, exampleFor, id, mcpToolNamer, planTurn, roughTokens, stripInjected } from './script.mjs';
 
 /** The names of shell tools we drive, in order of preference. */
 const SHELL_TOOLS = ['Bash', 'bash'];
@@ -51,12 +51,13 @@ function shellToolName(body) {
   return SHELL_TOOLS.find((n) => names.has(n)) ?? null;
 }
 
-function usage(body, output) {
+/** Anthropic's usage fields: `input_tokens` is the uncached part of the prompt. */
+function usage(output = MOCK_USAGE.output) {
   return {
-    input_tokens: roughTokens(body?.messages),
+    input_tokens: MOCK_USAGE.input,
     output_tokens: output,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: MOCK_USAGE.cacheWrite,
+    cache_read_input_tokens: MOCK_USAGE.cacheRead,
   };
 }
 
@@ -92,7 +93,6 @@ export async function handleAnthropic(ctx) {
         : { type: 'tool_use', id: id('toolu'), name: tool, input: { command: plan.command, description: `Run ${plan.command}` } }
       : { type: 'text', text: plan.text };
   const stopReason = plan.kind === 'tool' ? 'tool_use' : 'end_turn';
-  const outTokens = roughTokens(plan.kind === 'tool' ? block.input : plan.text);
 
   if (!body?.stream) {
     if (plan.kind === 'text' && plan.waitMs > 0) await streamText({ ...plan, slow: false, text: '' }, signal, () => {});
@@ -104,7 +104,7 @@ export async function handleAnthropic(ctx) {
       content: [block],
       stop_reason: stopReason,
       stop_sequence: null,
-      usage: usage(body, outTokens),
+      usage: usage(),
     });
     return true;
   }
@@ -120,7 +120,7 @@ export async function handleAnthropic(ctx) {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: usage(body, 1),
+      usage: usage(1),
     },
   });
   if (plan.kind === 'tool') {
@@ -148,7 +148,7 @@ export async function handleAnthropic(ctx) {
   sse.event('message_delta', {
     type: 'message_delta',
     delta: { stop_reason: stopReason, stop_sequence: null },
-    usage: { output_tokens: outTokens },
+    usage: { output_tokens: MOCK_USAGE.output },
   });
   sse.event('message_stop', { type: 'message_stop' });
   sse.end();

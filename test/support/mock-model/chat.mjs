@@ -3,7 +3,7 @@
 // `data: [DONE]`, or one JSON `chat.completion` when `stream` is false.
 
 import { openSse, sendJson, streamText } from './http.mjs';
-import { id, planTurn, roughTokens, stripInjected } from './script.mjs';
+import { MOCK_USAGE, id, planTurn, stripInjected } from './script.mjs';
 import { shellArguments } from './openai.mjs';
 
 /** Function tools that run a shell command, by name, in order of preference (OpenCode: `bash`). */
@@ -62,9 +62,15 @@ function isTitleCall(body) {
   return messages.some((m) => m?.role === 'system' && TITLE_PROMPT.test(textOf(m.content)));
 }
 
-function usage(body, output) {
-  const input = roughTokens(body?.messages);
-  return { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
+/** Chat Completions usage: `prompt_tokens` counts the cached part too. */
+function usage() {
+  const input = MOCK_USAGE.input + MOCK_USAGE.cacheRead;
+  return {
+    prompt_tokens: input,
+    prompt_tokens_details: { cached_tokens: MOCK_USAGE.cacheRead },
+    completion_tokens: MOCK_USAGE.output,
+    total_tokens: input + MOCK_USAGE.output,
+  };
 }
 
 export async function handleChatCompletions(ctx) {
@@ -81,13 +87,13 @@ export async function handleChatCompletions(ctx) {
     plan.kind === 'tool'
       ? { id: id('call'), type: 'function', function: { name: tool.name, arguments: shellArguments(tool, plan.command, plan.escalate) } }
       : null;
-  const outTokens = roughTokens(call ? call.function.arguments : plan.text);
+
   const finish = call ? 'tool_calls' : 'stop';
 
   if (body?.stream !== true) {
     if (!call && plan.waitMs > 0) await streamText({ ...plan, slow: false, text: '' }, signal, () => {});
     const message = call ? { role: 'assistant', content: null, tool_calls: [call] } : { role: 'assistant', content: plan.text };
-    sendJson(res, 200, { ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: finish }], usage: usage(body, outTokens) });
+    sendJson(res, 200, { ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: finish }], usage: usage() });
     return true;
   }
 
@@ -102,7 +108,7 @@ export async function handleChatCompletions(ctx) {
     if (!done) return true;
   }
   chunk({}, finish);
-  if (body?.stream_options?.include_usage) sse.event(null, { ...base, object: 'chat.completion.chunk', choices: [], usage: usage(body, outTokens) });
+  if (body?.stream_options?.include_usage) sse.event(null, { ...base, object: 'chat.completion.chunk', choices: [], usage: usage() });
   if (!res.writableEnded && !res.destroyed) res.write('data: [DONE]\n\n');
   sse.end();
   return true;

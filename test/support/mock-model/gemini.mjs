@@ -2,7 +2,7 @@
 //   POST /v1beta/models/{model}:streamGenerateContent?alt=sse | :generateContent | :countTokens
 
 import { openSse, sendJson, streamText } from './http.mjs';
-import { exampleFor, mcpToolNamer, planTurn, roughTokens } from './script.mjs';
+import { MOCK_USAGE, exampleFor, mcpToolNamer, planTurn, roughTokens } from './script.mjs';
 
 const SHELL_TOOLS = ['run_shell_command'];
 const ROUTE = /^\/v1(?:beta|alpha)?\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/;
@@ -44,9 +44,15 @@ function declaredShellTool(body) {
   return null;
 }
 
-function usage(body, output) {
-  const prompt = roughTokens(body?.contents) + roughTokens(body?.systemInstruction);
-  return { promptTokenCount: prompt, candidatesTokenCount: output, totalTokenCount: prompt + output };
+/** Gemini's usage metadata: `promptTokenCount` counts the cached part too. */
+function usage() {
+  const prompt = MOCK_USAGE.input + MOCK_USAGE.cacheRead;
+  return {
+    promptTokenCount: prompt,
+    cachedContentTokenCount: MOCK_USAGE.cacheRead,
+    candidatesTokenCount: MOCK_USAGE.output,
+    totalTokenCount: prompt + MOCK_USAGE.output,
+  };
 }
 
 function chunk(model, parts, finishReason, usageMetadata) {
@@ -73,7 +79,7 @@ export async function handleGemini(ctx) {
     // A side call (routing, next-speaker check, loop check...): answer with JSON that fits the schema.
     ctx.note('json');
     const text = JSON.stringify(schema ? exampleFor(schema) : {});
-    const reply = chunk(model, [{ text }], 'STOP', usage(body, roughTokens(text)));
+    const reply = chunk(model, [{ text }], 'STOP', usage());
     if (action === 'generateContent') sendJson(res, 200, reply);
     else {
       const sse = openSse(res);
@@ -91,7 +97,7 @@ export async function handleGemini(ctx) {
   if (plan.kind === 'tool') {
     const call = plan.mcp ? { name: plan.mcp.name, args: plan.mcp.input } : { name: tool, args: { command: plan.command, description: `Run ${plan.command}` } };
     const parts = [{ functionCall: call }];
-    const reply = chunk(model, parts, 'STOP', usage(body, roughTokens(parts)));
+    const reply = chunk(model, parts, 'STOP', usage());
     if (action === 'generateContent') sendJson(res, 200, reply);
     else {
       const sse = openSse(res);
@@ -103,14 +109,14 @@ export async function handleGemini(ctx) {
 
   if (action === 'generateContent') {
     if (plan.waitMs > 0) await streamText({ ...plan, slow: false, text: '' }, signal, () => {});
-    sendJson(res, 200, chunk(model, [{ text: plan.text }], 'STOP', usage(body, roughTokens(plan.text))));
+    sendJson(res, 200, chunk(model, [{ text: plan.text }], 'STOP', usage()));
     return true;
   }
 
   const sse = openSse(res);
   const done = await streamText(plan, signal, (text) => sse.event(null, chunk(model, [{ text }], null, null)));
   if (!done) return true;
-  sse.event(null, chunk(model, [{ text: '' }], 'STOP', usage(body, roughTokens(plan.text))));
+  sse.event(null, chunk(model, [{ text: '' }], 'STOP', usage()));
   sse.end();
   return true;
 }

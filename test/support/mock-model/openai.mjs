@@ -1,7 +1,7 @@
 // OpenAI Responses API (what Codex CLI speaks): POST /v1/responses, streamed as SSE.
 
 import { openSse, sendJson, streamText } from './http.mjs';
-import { exampleFor, id, mcpToolNamer, parseDirectives, planTurn, roughTokens } from './script.mjs';
+import { MOCK_USAGE, exampleFor, id, mcpToolNamer, parseDirectives, planTurn } from './script.mjs';
 
 /** Function tools that run a shell command, by name, in order of preference. */
 const SHELL_TOOL_NAMES = ['shell_command', 'shell', 'exec_command', 'local_shell'];
@@ -104,14 +104,15 @@ function toolSearchFor(body, userText, offered) {
   return { query: tool.replace(/_/g, ' '), limit: 8 };
 }
 
-function usage(body, output) {
-  const input = roughTokens(body?.input) + roughTokens(body?.instructions);
+/** The Responses API's usage: `input_tokens` counts the cached part too. */
+function usage() {
+  const input = MOCK_USAGE.input + MOCK_USAGE.cacheRead;
   return {
     input_tokens: input,
-    input_tokens_details: { cached_tokens: 0 },
-    output_tokens: output,
+    input_tokens_details: { cached_tokens: MOCK_USAGE.cacheRead },
+    output_tokens: MOCK_USAGE.output,
     output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: input + output,
+    total_tokens: input + MOCK_USAGE.output,
   };
 }
 
@@ -169,11 +170,10 @@ export async function handleResponses(ctx) {
       content: [{ type: 'output_text', text: plan.text, annotations: [] }],
     };
   }
-  const outTokens = roughTokens(plan.kind === 'tool' ? (item.arguments ?? '') : plan.text);
 
   if (body?.stream === false) {
     if (plan.kind === 'text' && plan.waitMs > 0) await streamText({ ...plan, slow: false, text: '' }, signal, () => {});
-    sendJson(res, 200, { ...base, status: 'completed', output: [item], usage: usage(body, outTokens) });
+    sendJson(res, 200, { ...base, status: 'completed', output: [item], usage: usage() });
     return true;
   }
 
@@ -199,7 +199,7 @@ export async function handleResponses(ctx) {
     ev('response.content_part.done', { ...where, part: { type: 'output_text', text: plan.text, annotations: [] } });
   }
   ev('response.output_item.done', { output_index: 0, item });
-  ev('response.completed', { response: { ...base, status: 'completed', output: [item], usage: usage(body, outTokens) } });
+  ev('response.completed', { response: { ...base, status: 'completed', output: [item], usage: usage() } });
   sse.end();
   return true;
 }

@@ -146,6 +146,14 @@ export function id(prefix) {
   return `${prefix}_mock${String(counter).padStart(6, '0')}${Math.random().toString(36).slice(2, 8)}`;
 }
 
+/**
+ * The token usage every model answer reports, in each protocol's own fields: distinctive numbers
+ * the e2e suite finds again in `synapse history stats` (issue 20 §3). `input` is the prompt
+ * without its cached part (Anthropic's `input_tokens`); the OpenAI and Gemini protocols count
+ * the cached part inside their prompt total, so they report `input + cacheRead` there.
+ */
+export const MOCK_USAGE = Object.freeze({ input: 1234, output: 567, cacheRead: 89, cacheWrite: 21 });
+
 /** A rough token count, enough for the CLIs' context meters. */
 export function roughTokens(value) {
   const s = typeof value === 'string' ? value : JSON.stringify(value ?? '');
