@@ -1,5 +1,6 @@
 #!/usr/bin/env -S node --max-semi-space-size=1
-// A small young generation keeps a long-lived agent's idle RSS ~20 MiB lower (bench/delivery).
+// A small young generation keeps a long-lived agent's idle RSS ~20 MiB lower (bench/delivery); the
+// flags are AGENT_NODE_FLAGS of dist/runtime/launch.js, which background agents are started with.
 // The bin runs the compiled CLI so start-up needs no transpiler.
 import('../dist/cli/main.js')
   .then((m) => m.main(process.argv))

@@ -15,7 +15,7 @@ import { applySkillSet } from './skill-set-apply.js';
 
 /** How this process spawns: `synapse start`'s launcher, `synapse __pane <file>` in a pane, `skills apply`. */
 export async function spawnDeps(io: CommandIo): Promise<SpawnDeps> {
-  const { launchBackground, synapseBin } = await import('../../runtime/launch.js');
+  const { AGENT_NODE_FLAGS, launchBackground, synapseBin } = await import('../../runtime/launch.js');
   const { checkInstalled } = await import('./run-agent.js');
   const { getProfile } = await import('../../profiles/index.js');
   return {
@@ -26,7 +26,7 @@ export async function spawnDeps(io: CommandIo): Promise<SpawnDeps> {
       checkInstalled(getProfile(spec.profile).command, env);
       return launchBackground({ synapseArgs: detachedArgs(spec), env, cwd: io.cwd, ...(upWithinMs !== undefined ? { upWithinMs } : {}) });
     },
-    paneArgv: (file) => [process.execPath, synapseBin, PANE_AGENT, file],
+    paneArgv: (file) => [process.execPath, ...AGENT_NODE_FLAGS, synapseBin, PANE_AGENT, file],
     applySkillSet: (agentId, set) => applySkillSet(agentId, set, io),
   };
 }
