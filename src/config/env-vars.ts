@@ -123,6 +123,13 @@ export const ENV_VARS = {
     defaultText: '.synapse/memory.db',
     description: "The shared-memory database, relative to the project (the original's name).",
   },
+  SYNAPSE_STORE_URL: {
+    kind: 'text',
+    defaultText: 'sqlite: (the files under .synapse/)',
+    secret: true,
+    description:
+      'The shared store: `sqlite:` (the project files) or `postgres://user:password@host:5432/db` for a team across machines (the task board so far; guides/teams-across-machines.md). Overrides settings `store.url`.',
+  },
   SYNAPSE_HISTORY_DB_PATH: { kind: 'text', defaultText: '$SYNAPSE_HOME/history/history.db', description: "The history database (the original's name)." },
   SYNAPSE_LOG_LEVEL: {
     kind: 'text',

@@ -103,6 +103,14 @@ export const SETTING_KEYS: readonly SettingKey[] = [
       "The arguments that mean the CLI resumes a conversation, so the start-up instruction is skipped; `--flag=value` counts too. The original's key; `resumeFlags` is accepted as well.",
   },
   {
+    key: 'store.url',
+    type: 'string (sqlite: or postgres://user:password@host:port/database)',
+    default: 'sqlite:',
+    env: 'SYNAPSE_STORE_URL',
+    description:
+      'Where the shared store lives: `sqlite:` (the files under .synapse/) or a PostgreSQL database a team across machines shares (the task board so far). Project/local: only once trusted (synapse trust).',
+  },
+  {
     key: 'hooks.on_idle',
     type: 'string (a shell command)',
     default: '',

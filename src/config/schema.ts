@@ -27,6 +27,7 @@ export const SettingsFileSchema = Type.Object(
     resume_flags: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String({ minLength: 1 })))),
     /** The same as `resume_flags`, in this project's spelling (`resume_flags` wins when both are given in one file). */
     resumeFlags: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String({ minLength: 1 })))),
+    store: Type.Optional(Type.Object({ url: Type.Optional(Type.String({ pattern: '^(sqlite:|postgres(ql)?://)' })) }, { additionalProperties: false })),
     hooks: Type.Optional(
       Type.Object({ on_idle: Type.Optional(Type.String()), on_task_completed: Type.Optional(Type.String()) }, { additionalProperties: false }),
     ),

@@ -23,7 +23,7 @@ import { agentApi } from './agent-api-impl.js';
 import type { AgentSettings } from './agent-settings.js';
 import { AgentHttp } from './agent-http.js';
 import { logLevel, openAgentLog, type AgentLog } from './agent-log.js';
-import { syncBoardTask } from './board-link.js';
+import { BoardSync } from './board-link.js';
 import { CliSession } from './cli-session.js';
 import { DeliveryLoop } from './delivery.js';
 import type { EarlyCli } from './early-cli.js';
@@ -174,6 +174,7 @@ class Agent {
   private readonly webhookStore: WebhookStore;
   private readonly webhooks: WebhookDispatcher;
   private readonly history: HistoryRecorder;
+  private readonly boardSync: BoardSync;
   private readonly session: CliSession;
   private readonly user: UserTerminal | null;
   private readonly presence: Presence;
@@ -211,6 +212,7 @@ class Agent {
     this.webhookStore = new WebhookStore(this.store.db, clock, f.settings.limits.webhooks);
     this.webhooks = new WebhookDispatcher({ store: this.webhookStore, env, log, clock, agentId: identity.agentId, tls: f.settings.peerTls, redact });
     this.history = new HistoryRecorder(env, { log, warn: (m) => this.logger.warn(m) });
+    this.boardSync = new BoardSync({ projectDir: opts.cwd, agentId: identity.agentId, env, log: this.logger });
     try {
       this.session = new CliSession({ profile, cli: f.cli, commandLine: f.commandLine, size: f.size, clock, scrollbackLines: f.settings.scrollbackLines });
     } catch (err) {
@@ -450,7 +452,7 @@ class Agent {
     // A task made with POST /tasks/create only waits for an answer: the CLI is not working on it.
     const cliWork = task.metadata.kind !== 'outgoing';
     if (state === 'working' && task.metadata.kind !== 'bootstrap' && cliWork) this.presence.taskWorking(task);
-    if (task.metadata.board_task === true && previous !== state) syncBoardTask(this.opts.cwd, identity.agentId, task, this.logger);
+    if (task.metadata.board_task === true && previous !== state) this.boardSync.update(task);
     if (TERMINAL_STATES.has(state)) {
       if (this.gate.isBootstrap(task.id)) this.gate.taskEnded(task);
       else if (cliWork && (previous === 'working' || previous === 'input-required')) {
@@ -535,6 +537,7 @@ class Agent {
       this.user?.stop();
       await this.http.stop().catch(() => undefined);
       await this.webhooks.stop(2000);
+      await this.boardSync.settled();
       this.history.close();
       this.store.close();
       this.session.stop();

@@ -5,7 +5,7 @@
 // then skip with that reason printed; in CI (CI=true) the run fails instead, since there the
 // Postgres tests must run.
 import type { TestProject } from 'vitest/node';
-import { startPostgres } from './postgres.js';
+import { startPostgres } from './postgres-server.mjs';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -3,7 +3,7 @@
 // and the server refuse to run as root, so as root everything runs as the `postgres` user (via
 // runuser or su) and the temp directory is handed to that user.
 //
-// Used by test/support/postgres-setup.ts (vitest globalSetup) and bench/store.mjs. When no
+// Used by test/support/postgres-setup.ts (vitest globalSetup) and bench/store.mjs (types: postgres-server.d.mts). When no
 // server can be started, `startPostgres` returns the reason instead of throwing, so the tests
 // can say exactly why they cannot run (and fail in CI, where they must run).
 import { spawnSync } from 'node:child_process';
@@ -12,21 +12,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-export interface PostgresServer {
-  /** postgres://synapse:<password>@127.0.0.1:<port>/postgres */
-  url: string;
-  port: number;
-  dataDir: string;
-  stop(): void;
-}
-
-export type PostgresStart = { ok: true; server: PostgresServer } | { ok: false; reason: string };
-
 const USER = 'synapse';
 
 /** The directory holding initdb and pg_ctl: SYNAPSE_TEST_PG_BIN (only it, when set), else Debian's /usr/lib/postgresql/<ver>/bin (newest), then PATH. */
-export function findPostgresBin(env: NodeJS.ProcessEnv = process.env): string | null {
-  const candidates: string[] = [];
+function findPostgresBin(env = process.env) {
+  const candidates = [];
   // An explicit choice is the only candidate (also how to check the "no server" path).
   if (env.SYNAPSE_TEST_PG_BIN) return isExecutable(path.join(env.SYNAPSE_TEST_PG_BIN, 'pg_ctl')) ? env.SYNAPSE_TEST_PG_BIN : null;
   try {
@@ -51,7 +41,7 @@ export function findPostgresBin(env: NodeJS.ProcessEnv = process.env): string | 
   return null;
 }
 
-function isExecutable(file: string): boolean {
+function isExecutable(file) {
   try {
     fs.accessSync(file, fs.constants.X_OK);
     return fs.statSync(file).isFile();
@@ -60,19 +50,19 @@ function isExecutable(file: string): boolean {
   }
 }
 
-function freePort(): Promise<number> {
+function freePort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);
     srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
+      const port = srv.address().port;
       srv.close(() => resolve(port));
     });
   });
 }
 
 /** Runs a command, as the `postgres` user when this process is root. */
-function run(cmd: string, args: string[], asUser: string | null): { ok: boolean; output: string } {
+function run(cmd, args, asUser) {
   let file = cmd;
   let argv = args;
   if (asUser) {
@@ -89,12 +79,13 @@ function run(cmd: string, args: string[], asUser: string | null): { ok: boolean;
   return { ok: r.status === 0, output };
 }
 
-function osUserExists(name: string): boolean {
+function osUserExists(name) {
   return spawnSync('id', ['-u', name], { stdio: 'ignore' }).status === 0;
 }
 
 /** Starts a private server, or says why it cannot. */
-export async function startPostgres(): Promise<PostgresStart> {
+/** @returns {Promise<import('./postgres-server.d.mts').PostgresStart>} */
+export async function startPostgres() {
   const bin = findPostgresBin();
   if (!bin) {
     return {
