@@ -520,3 +520,41 @@ async function withDeps(q: Query, rows: TaskRow[]): Promise<BoardTask[]> {
     return { ...r, blocked_by: list.map((d) => d.id), blocked: list.some((d) => d.status !== 'completed') };
   });
 }
+
+/** What `synapse store status` reports of a PostgreSQL store; never migrates. */
+export async function pgStoreStatus(
+  url: string,
+  options: { retryForMs?: number } = {},
+): Promise<{ server_version: string; latency_ms: number; board: { schema_version: number; latest_version: number; rows: Record<string, number> } }> {
+  const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });
+  try {
+    const t0 = performance.now();
+    const [server] = await db.query<{ v: string }>(`SELECT current_setting('server_version') AS v`);
+    const latency = performance.now() - t0;
+    const version = await db.schemaVersion('board');
+    let rows: Record<string, number> = { tasks: 0, task_deps: 0 };
+    if (version > 0) {
+      const [r] = await db.query<{ tasks: number; task_deps: number }>(
+        `SELECT (SELECT COUNT(*)::int FROM board_tasks) AS tasks, (SELECT COUNT(*)::int FROM board_task_deps) AS task_deps`,
+      );
+      rows = { tasks: r?.tasks ?? 0, task_deps: r?.task_deps ?? 0 };
+    }
+    return {
+      server_version: server?.v ?? 'unknown',
+      latency_ms: Math.round(latency * 10) / 10,
+      board: { schema_version: version, latest_version: BOARD_PG_MIGRATIONS.at(-1)!.version, rows },
+    };
+  } finally {
+    await db.close();
+  }
+}
+
+/** `synapse store migrate`: brings every component's tables to the newest version. */
+export async function pgStoreMigrate(url: string, options: { retryForMs?: number } = {}): Promise<{ board: { from: number; to: number } }> {
+  const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });
+  try {
+    return { board: await db.migrate('board', BOARD_PG_MIGRATIONS) };
+  } finally {
+    await db.close();
+  }
+}
