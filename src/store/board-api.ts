@@ -40,4 +40,3 @@ export interface BoardStore {
   completeByA2aTask(a2aTaskId: string): Promise<CompleteResult | null>;
   failByA2aTask(a2aTaskId: string, reason: string): Promise<BoardTask | null>;
 }
-
