@@ -9,7 +9,9 @@ import { SynapseError } from '../../errors.js';
 import { openBoard, type BoardStore, type NewTask } from '../../store/board-store.js';
 import { parseTaskStatus } from '../../store/board-input.js';
 import { groupTasks, renderBoard, withNames } from '../../store/board-view.js';
-import { SharedMemory, memoryNotice, type Memory } from '../../store/memory.js';
+import { memoryNotice } from '../../store/memory-notice.js';
+import type { Memory } from '../../store/memory-schema.js';
+import { openMemory, type MemoryStore } from '../../store/memory-store.js';
 import { notifyPeers } from '../../a2a/peer-notify.js';
 import { agentNameMap } from '../../registry/lookup.js';
 import { parseDuration } from '../../store/duration.js';
@@ -173,21 +175,31 @@ const memoryRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (ap
     KeyParamsSchema: KeyParams,
     SaveBodySchema: SaveBody,
   } = await loadSchemas('team-store-schemas');
-  let memory: SharedMemory | null = null;
-  const notes = () => {
+  // Opened on first use on the configured backend; a failed open is tried again next time.
+  let memory: Promise<MemoryStore> | null = null;
+  const notes = async (): Promise<MemoryStore> => {
     if (!sharedMemoryEnabled(opts.env)) throw new SynapseError('not_found', 'shared memory is disabled on this agent (SYNAPSE_SHARED_MEMORY_ENABLED is off)');
-    return (memory ??= SharedMemory.forProject(opts.workingDir, { redact: secretRedactor(opts.env), env: opts.env }));
+    if (!memory) {
+      const opening = openMemory(opts.workingDir, { redact: secretRedactor(opts.env), env: opts.env });
+      memory = opening;
+      opening.catch(() => {
+        if (memory === opening) memory = null;
+      });
+    }
+    return memory;
   };
   const wire = (m: Memory) => wireMemory(m, opts.workingDir);
-  app.addHook('onClose', async () => memory?.close());
+  app.addHook('onClose', async () => {
+    const open = memory;
+    memory = null;
+    if (open) await open.then((m) => m.close()).catch(() => undefined);
+  });
 
   const list = async (req: { query: Static<typeof MemoryQuerySchema> }) => {
     const q = req.query;
     const tags = q.tags === undefined ? undefined : q.tags.split(',').filter((t) => t.trim().length > 0);
     return {
-      memories: notes()
-        .list({ tag: q.tag, tags, author: q.author, limit: q.limit ?? 50 })
-        .map(wire),
+      memories: (await (await notes()).list({ tag: q.tag, tags, author: q.author, limit: q.limit ?? 50 })).map(wire),
     };
   };
   app.get('/memory/list', { schema: { querystring: MemoryQuery } }, list);
@@ -197,7 +209,7 @@ const memoryRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (ap
   const save = (createdStatus: number) => async (req: { body: Static<typeof SaveBodySchema> }, reply: FastifyReply) => {
     const b = req.body;
     const tags = b.tags === undefined ? [] : Array.isArray(b.tags) ? b.tags : [b.tags];
-    const result = notes().save({ key: b.key, content: b.content, tags, author: b.author ?? null });
+    const result = await (await notes()).save({ key: b.key, content: b.content, tags, author: b.author ?? null });
     const notify = b.notify
       ? await notifyPeers({
           env: opts.env,
@@ -213,19 +225,17 @@ const memoryRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (ap
 
   app.get('/memory/search', { schema: { querystring: SearchQuery } }, async (req) => {
     return {
-      memories: notes()
-        .search(req.query.q, { limit: req.query.limit })
-        .map((hit) => ({ ...wire(hit), score: hit.score })),
+      memories: (await (await notes()).search(req.query.q, { limit: req.query.limit })).map((hit) => ({ ...wire(hit), score: hit.score })),
     };
   });
 
   app.get('/memory/:key', { schema: { params: KeyParams } }, async (req) => {
-    const m = notes();
-    return wire(m.get(m.keyOf(req.params.key)));
+    const m = await notes();
+    return wire(await m.get(await m.keyOf(req.params.key)));
   });
 
   app.delete('/memory/:key', { schema: { params: KeyParams } }, async (req) => {
-    const m = notes();
-    return { deleted: true, id_or_key: req.params.key, memory: wire(m.delete(m.keyOf(req.params.key))) };
+    const m = await notes();
+    return { deleted: true, id_or_key: req.params.key, memory: wire(await m.delete(await m.keyOf(req.params.key))) };
   });
 };
