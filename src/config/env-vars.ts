@@ -128,7 +128,7 @@ export const ENV_VARS = {
     defaultText: 'sqlite: (the files under .synapse/)',
     secret: true,
     description:
-      'The shared store: `sqlite:` (the project files) or `postgres://user:password@host:5432/db` for a team across machines (the task board so far; guides/teams-across-machines.md). Overrides settings `store.url`.',
+      'The shared store: `sqlite:` (the project files) or `postgres://user:password@host:5432/db` for a team across machines (the task board and shared memory so far; guides/teams-across-machines.md). Overrides settings `store.url`.',
   },
   SYNAPSE_HISTORY_DB_PATH: { kind: 'text', defaultText: '$SYNAPSE_HOME/history/history.db', description: "The history database (the original's name)." },
   SYNAPSE_LOG_LEVEL: {

@@ -108,7 +108,7 @@ export const SETTING_KEYS: readonly SettingKey[] = [
     default: 'sqlite:',
     env: 'SYNAPSE_STORE_URL',
     description:
-      'Where the shared store lives: `sqlite:` (the files under .synapse/) or a PostgreSQL database a team across machines shares (the task board so far). Project/local: only once trusted (synapse trust).',
+      'Where the shared store lives: `sqlite:` (the files under .synapse/) or a PostgreSQL database a team across machines shares (the task board and shared memory so far). Project/local: only once trusted (synapse trust).',
   },
   {
     key: 'hooks.on_idle',

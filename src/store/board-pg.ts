@@ -525,7 +525,12 @@ async function withDeps(q: Query, rows: TaskRow[]): Promise<BoardTask[]> {
 export async function pgStoreStatus(
   url: string,
   options: { retryForMs?: number } = {},
-): Promise<{ server_version: string; latency_ms: number; board: { schema_version: number; latest_version: number; rows: Record<string, number> } }> {
+): Promise<{
+  server_version: string;
+  latency_ms: number;
+  board: { schema_version: number; latest_version: number; rows: Record<string, number> };
+  memory: { schema_version: number; rows: Record<string, number> };
+}> {
   const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });
   try {
     const t0 = performance.now();
@@ -539,21 +544,24 @@ export async function pgStoreStatus(
       );
       rows = { tasks: r?.tasks ?? 0, task_deps: r?.task_deps ?? 0 };
     }
+    const memoryVersion = await db.schemaVersion('memory');
+    const memory = memoryVersion > 0 ? await db.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM memory_notes`) : [];
     return {
       server_version: server?.v ?? 'unknown',
       latency_ms: Math.round(latency * 10) / 10,
       board: { schema_version: version, latest_version: BOARD_PG_MIGRATIONS.at(-1)!.version, rows },
+      memory: { schema_version: memoryVersion, rows: { notes: memory[0]?.n ?? 0 } },
     };
   } finally {
     await db.close();
   }
 }
 
-/** `synapse store migrate`: brings every component's tables to the newest version. */
-export async function pgStoreMigrate(url: string, options: { retryForMs?: number } = {}): Promise<{ board: { from: number; to: number } }> {
+/** `synapse store migrate`: brings the board's tables to the newest version. */
+export async function pgStoreMigrate(url: string, options: { retryForMs?: number } = {}): Promise<{ from: number; to: number }> {
   const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });
   try {
-    return { board: await db.migrate('board', BOARD_PG_MIGRATIONS) };
+    return await db.migrate('board', BOARD_PG_MIGRATIONS);
   } finally {
     await db.close();
   }

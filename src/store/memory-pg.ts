@@ -180,3 +180,13 @@ async function load(q: Query, key: string): Promise<Memory> {
   const hint = similar.length > 0 ? `; similar keys: ${similar.join(', ')}` : '; see synapse memory list';
   throw new SynapseError('not_found', `no memory with key '${key}'${hint}`, { key, similar });
 }
+
+/** `synapse store migrate`: brings shared memory's table to the newest version. */
+export async function pgMemoryMigrate(url: string, options: { retryForMs?: number } = {}): Promise<{ from: number; to: number }> {
+  const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });
+  try {
+    return await db.migrate('memory', MEMORY_PG_MIGRATIONS);
+  } finally {
+    await db.close();
+  }
+}

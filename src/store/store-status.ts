@@ -2,104 +2,116 @@ import fs from 'node:fs';
 import type { Env } from '../config/paths.js';
 import { isSynapseError } from '../errors.js';
 import { BOARD_MIGRATIONS } from './board-schema.js';
-import { boardDbPath } from './settings.js';
+import { MEMORY_MIGRATIONS } from './memory-schema.js';
+import { boardDbPath, memoryDbPath } from './settings.js';
 import { storeTarget, type StoreTarget } from './store-url.js';
 
 /** Components still kept in local SQLite files whatever the store URL says (later phases of issue 22). */
-const LOCAL_ONLY = ['file-safety', 'memory', 'history', 'registry'] as const;
+const LOCAL_ONLY = ['file-safety', 'history', 'registry'] as const;
+
+interface ComponentStatus {
+  schema_version: number;
+  latest_version: number;
+  rows: Record<string, number>;
+  created: boolean;
+}
 
 export interface StoreStatus {
   backend: 'sqlite' | 'postgres';
-  /** The board's file, or the database URL with its password hidden. */
+  /** The project's .synapse/ board file, or the database URL with its password hidden. */
   location: string;
   health: { ok: boolean; latency_ms: number | null; server_version: string | null; error: string | null; code: string | null };
-  components: { board: { schema_version: number; latest_version: number; rows: Record<string, number>; created: boolean } };
+  components: { board: ComponentStatus; memory: ComponentStatus };
   local_only: readonly string[];
 }
 
 export interface MigrateResult {
   backend: 'sqlite' | 'postgres';
   location: string;
-  components: { board: { from: number; to: number } };
+  components: { board: { from: number; to: number }; memory: { from: number; to: number } };
 }
 
-function target(projectDir: string, env: Env, given?: StoreTarget): StoreTarget {
-  return given ?? storeTarget(projectDir, env);
+const empty = (latest: number, rows: Record<string, number>): ComponentStatus => ({ schema_version: 0, latest_version: latest, rows, created: false });
+
+/** Schema version and row counts of one SQLite file, read-only; null when the file does not exist. */
+async function sqliteComponent(file: string, latest: number, tables: Record<string, string>): Promise<ComponentStatus | null> {
+  if (!fs.existsSync(file)) return null;
+  const { openDatabase } = await import('./sqlite.js');
+  const db = openDatabase(file, [], { readonly: true });
+  try {
+    const rows: Record<string, number> = {};
+    for (const [name, table] of Object.entries(tables)) rows[name] = (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    return { schema_version: db.pragma('user_version', { simple: true }) as number, latest_version: latest, rows, created: true };
+  } finally {
+    db.close();
+  }
 }
 
 /** Backend, schema versions, row counts and connection health; never creates or migrates anything. */
 export async function storeStatus(projectDir: string, options: { env: Env; target?: StoreTarget; retryForMs?: number }): Promise<StoreStatus> {
-  const t = target(projectDir, options.env, options.target);
-  const latest = BOARD_MIGRATIONS.at(-1)!.version;
-  if (t.backend === 'sqlite') {
-    const file = boardDbPath(projectDir);
-    const base: StoreStatus = {
-      backend: 'sqlite',
-      location: file,
-      health: { ok: true, latency_ms: null, server_version: null, error: null, code: null },
-      components: { board: { schema_version: 0, latest_version: latest, rows: { tasks: 0, task_deps: 0 }, created: false } },
-      local_only: LOCAL_ONLY,
-    };
-    if (!fs.existsSync(file)) return base;
-    try {
-      const { openDatabase } = await import('./sqlite.js');
-      const db = openDatabase(file, [], { readonly: true });
-      try {
-        const version = db.pragma('user_version', { simple: true }) as number;
-        const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
-        base.components.board = {
-          schema_version: version,
-          latest_version: latest,
-          rows: { tasks: count('tasks'), task_deps: count('task_deps') },
-          created: true,
-        };
-      } finally {
-        db.close();
-      }
-    } catch (err) {
-      base.health = {
-        ok: false,
-        latency_ms: null,
-        server_version: null,
-        error: (err as Error).message,
-        code: isSynapseError(err) ? err.code : 'database_error',
-      };
-    }
-    return base;
-  }
-  const { pgStoreStatus } = await import('./board-pg.js');
-  const base: StoreStatus = {
-    backend: 'postgres',
-    location: t.shown,
-    health: { ok: false, latency_ms: null, server_version: null, error: null, code: null },
-    components: { board: { schema_version: 0, latest_version: latest, rows: { tasks: 0, task_deps: 0 }, created: false } },
+  const t = options.target ?? storeTarget(projectDir, options.env);
+  const status: StoreStatus = {
+    backend: t.backend,
+    location: t.backend === 'sqlite' ? boardDbPath(projectDir) : t.shown,
+    health: { ok: t.backend === 'sqlite', latency_ms: null, server_version: null, error: null, code: null },
+    components: {
+      board: empty(BOARD_MIGRATIONS.at(-1)!.version, { tasks: 0, task_deps: 0 }),
+      memory: empty(MEMORY_MIGRATIONS.at(-1)!.version, { notes: 0 }),
+    },
     local_only: LOCAL_ONLY,
   };
   try {
+    if (t.backend === 'sqlite') {
+      const board = await sqliteComponent(boardDbPath(projectDir), status.components.board.latest_version, { tasks: 'tasks', task_deps: 'task_deps' });
+      const memory = await sqliteComponent(memoryDbPath(projectDir, options.env), status.components.memory.latest_version, { notes: 'memories' });
+      if (board) status.components.board = board;
+      if (memory) status.components.memory = memory;
+      return status;
+    }
+    const { pgStoreStatus } = await import('./board-pg.js');
     const s = await pgStoreStatus(t.url, { retryForMs: options.retryForMs });
-    base.health = { ok: true, latency_ms: s.latency_ms, server_version: s.server_version, error: null, code: null };
-    base.components.board = { ...s.board, created: s.board.schema_version > 0 };
+    status.health = { ok: true, latency_ms: s.latency_ms, server_version: s.server_version, error: null, code: null };
+    status.components.board = { ...s.board, created: s.board.schema_version > 0 };
+    status.components.memory = { ...s.memory, latest_version: 1, created: s.memory.schema_version > 0 };
   } catch (err) {
-    base.health.error = (err as Error).message;
-    base.health.code = isSynapseError(err) ? err.code : 'database_error';
+    status.health = {
+      ok: false,
+      latency_ms: null,
+      server_version: null,
+      error: (err as Error).message,
+      code: isSynapseError(err) ? err.code : 'database_error',
+    };
   }
-  return base;
+  return status;
 }
 
 /** Runs the migrations of every store component on the configured backend. */
 export async function migrateStore(projectDir: string, options: { env: Env; target?: StoreTarget; retryForMs?: number }): Promise<MigrateResult> {
-  const t = target(projectDir, options.env, options.target);
+  const t = options.target ?? storeTarget(projectDir, options.env);
   if (t.backend === 'sqlite') {
-    const file = boardDbPath(projectDir);
     const { openDatabase } = await import('./sqlite.js');
-    const before = fs.existsSync(file) ? openDatabase(file, [], { readonly: true }) : null;
-    const from = before ? (before.pragma('user_version', { simple: true }) as number) : 0;
-    before?.close();
-    const db = openDatabase(file, BOARD_MIGRATIONS);
-    const to = db.pragma('user_version', { simple: true }) as number;
-    db.close();
-    return { backend: 'sqlite', location: file, components: { board: { from, to } } };
+    const migrate = (file: string, migrations: typeof BOARD_MIGRATIONS) => {
+      const before = fs.existsSync(file) ? openDatabase(file, [], { readonly: true }) : null;
+      const from = before ? (before.pragma('user_version', { simple: true }) as number) : 0;
+      before?.close();
+      const db = openDatabase(file, migrations);
+      const to = db.pragma('user_version', { simple: true }) as number;
+      db.close();
+      return { from, to };
+    };
+    return {
+      backend: 'sqlite',
+      location: boardDbPath(projectDir),
+      components: { board: migrate(boardDbPath(projectDir), BOARD_MIGRATIONS), memory: migrate(memoryDbPath(projectDir, options.env), MEMORY_MIGRATIONS) },
+    };
   }
-  const { pgStoreMigrate } = await import('./board-pg.js');
-  return { backend: 'postgres', location: t.shown, components: await pgStoreMigrate(t.url, { retryForMs: options.retryForMs }) };
+  const [{ pgStoreMigrate }, { pgMemoryMigrate }] = await Promise.all([import('./board-pg.js'), import('./memory-pg.js')]);
+  return {
+    backend: 'postgres',
+    location: t.shown,
+    components: {
+      board: await pgStoreMigrate(t.url, { retryForMs: options.retryForMs }),
+      memory: await pgMemoryMigrate(t.url, { retryForMs: options.retryForMs }),
+    },
+  };
 }

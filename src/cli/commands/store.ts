@@ -20,6 +20,11 @@ async function chosen(flags: StoreFlags) {
   return parseStoreUrl(flags.url);
 }
 
+function schemaLine(c: { created: boolean; schema_version: number; latest_version: number }): string {
+  if (!c.created) return 'not created yet';
+  return `schema ${c.schema_version} of ${c.latest_version}${c.schema_version < c.latest_version ? ' (run synapse store migrate)' : ''}`;
+}
+
 /** `synapse store status`: exit 1 when the store cannot be reached (the JSON says why). */
 async function storeStatusCommand(flags: StoreFlags, io: CommandIo): Promise<void> {
   const { storeStatus } = await import('../../store/store-status.js');
@@ -34,9 +39,9 @@ async function storeStatusCommand(flags: StoreFlags, io: CommandIo): Promise<voi
       `health    ${h.ok ? `ok${h.server_version ? ` (PostgreSQL ${h.server_version}, ${h.latency_ms} ms)` : ''}` : `UNAVAILABLE: ${h.error ?? 'unknown error'}`}`,
     );
     if (h.ok) {
-      const schema = board.created ? `schema ${board.schema_version} of ${board.latest_version}` : 'not created yet';
-      const behind = board.created && board.schema_version < board.latest_version ? ' (run synapse store migrate)' : '';
-      println(io, `board     ${schema}${behind} · ${board.rows.tasks ?? 0} tasks, ${board.rows.task_deps ?? 0} dependencies`);
+      const memory = status.components.memory;
+      println(io, `board     ${schemaLine(board)} · ${board.rows.tasks ?? 0} tasks, ${board.rows.task_deps ?? 0} dependencies`);
+      println(io, `memory    ${schemaLine(memory)} · ${memory.rows.notes ?? 0} notes`);
     }
     println(io, `local     ${status.local_only.join(', ')}: still in this machine's files (not in the store yet)`);
   }
@@ -48,15 +53,17 @@ async function storeMigrateCommand(flags: StoreFlags, io: CommandIo): Promise<vo
   const { migrateStore } = await import('../../store/store-status.js');
   const result = await migrateStore(projectDir(io), { env: io.env, target: await chosen(flags), retryForMs: 10_000 });
   if (flags.json) return printJson(io, result);
-  const b = result.components.board;
   println(io, `store     ${result.backend}  ${result.location}`);
-  println(io, b.from === b.to ? `board     schema ${b.to}: up to date` : `board     schema ${b.from} → ${b.to}`);
+  for (const [name, c] of Object.entries(result.components))
+    println(io, `${name.padEnd(10)}${c.from === c.to ? `schema ${c.to}: up to date` : `schema ${c.from} → ${c.to}`}`);
 }
 
 export function registerStoreAdminCommands(program: Command): void {
   const store = program
     .command('store')
-    .description('The shared store (task board): SQLite files (default) or a PostgreSQL database a team across machines shares (SYNAPSE_STORE_URL)');
+    .description(
+      'The shared store (task board, shared memory): SQLite files (default) or a PostgreSQL database a team across machines shares (SYNAPSE_STORE_URL)',
+    );
   examples(store, ['synapse store status', 'SYNAPSE_STORE_URL=postgres://synapse:PASSWORD@db.lan:5432/team synapse store migrate']);
   examples(
     store
@@ -69,7 +76,7 @@ export function registerStoreAdminCommands(program: Command): void {
   examples(
     store
       .command('migrate')
-      .description("Bring the store's tables to the newest schema (agents and commands also do this on first use)")
+      .description("Bring the store's tables (board, memory) to the newest schema (agents and commands also do this on first use)")
       .option('--url <url>', 'a store URL instead of SYNAPSE_STORE_URL / settings store.url')
       .option('--json', 'print as JSON'),
     ['synapse store migrate', 'synapse store migrate --json'],

@@ -85,7 +85,28 @@ describe.skipIf(unavailable !== '')(`synapse store and synapse tasks on PostgreS
     const human = await runCli(['store', 'status'], { env, cwd: project });
     expect(human.stdout).toMatch(/store\s+postgres\s+postgres:\/\/synapse:\*\*\*@127\.0\.0\.1:\d+\/synapse_cli_/);
     expect(human.stdout).toMatch(/board\s+schema 1 of 1 · 2 tasks, 1 dependencies/);
+    expect(human.stdout).toMatch(/memory\s+schema 1 of 1 · 0 notes/);
     for (const out of [status.stdout, human.stdout, migrated.stdout, status.stderr]) expect(out).not.toContain(password());
+  });
+
+  it('keeps shared memory in the database: saved on one "host", read on another with its own HOME', async () => {
+    const saved = await runCli(['memory', 'save', 'db-choice', 'PostgreSQL 15 for the team store', '--tags', 'infra', '--json'], { env, cwd: project });
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(JSON.parse(saved.stdout)).toMatchObject({ created: true, memory: { key: 'db-choice', tags: ['infra'] } });
+    const other = tempHome();
+    try {
+      const otherProject = path.join(other.home, 'checkout');
+      fs.mkdirSync(otherProject);
+      const otherEnv = { ...other.env, SYNAPSE_STORE_URL: db.url };
+      const shown = await runCli(['memory', 'search', 'postgres', '--json'], { env: otherEnv, cwd: otherProject });
+      expect(shown.code, shown.stderr).toBe(0);
+      expect((JSON.parse(shown.stdout) as { key: string }[]).map((h) => h.key)).toEqual(['db-choice']);
+      expect(fs.existsSync(path.join(otherProject, '.synapse', 'memory.db'))).toBe(false);
+    } finally {
+      other.cleanup();
+    }
+    const status = JSON.parse((await runCli(['store', 'status', '--json'], { env, cwd: project })).stdout);
+    expect(status.components.memory).toMatchObject({ schema_version: 1, rows: { notes: 1 }, created: true });
   });
 
   it('shows store.url with its password hidden in synapse config show', async () => {
