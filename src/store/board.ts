@@ -217,9 +217,10 @@ export class TaskBoard {
     // cannot become claimable again except by a reopen, so losing racers need not queue for
     // the write lock just to learn that. The decision to grant a claim is only ever made
     // below, under BEGIN IMMEDIATE.
-    const seen = this.store.run((db) => this.load(db, resolve(db, idOrPrefix)));
+    // The refusal needs the row alone, not its dependencies.
+    const seen = this.store.run((db) => db.prepare(`SELECT * FROM tasks WHERE id = ?`).get(resolve(db, idOrPrefix)) as TaskRow);
     if (FINISHED.has(seen.status) || (seen.status === 'in_progress' && seen.claimed_by !== who)) {
-      throw refusal(seen);
+      throw refusal({ ...seen, blocked_by: [], blocked: false });
     }
     return this.store.write((db) => this.claimIn(db, seen.id, who));
   }
