@@ -7,7 +7,8 @@
 // Board: N pending tasks; P processes each try to claim every task, all in the same order so
 // they collide on every single one. Locks: P processes each try to take every one of L file
 // locks; the parent checks the winners, releases everything and starts the next round.
-// Every claim and lock is a real `BEGIN IMMEDIATE` transaction on one SQLite file (WAL).
+// Every claim and lock is a real `BEGIN IMMEDIATE` transaction on one SQLite file (WAL); claims go
+// through the asynchronous board interface every caller uses (src/store/board-store.ts).
 // The output states whether every task and every lock had exactly one winner; the exit code
 // is 1 when not.
 import { fork } from 'node:child_process';
@@ -16,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { TaskBoard } from '../dist/store/board.js';
+import { openBoard } from '../dist/store/board-store.js';
 import { FileSafetyStore } from '../dist/store/file-safety.js';
 
 const self = fileURLToPath(import.meta.url);
@@ -53,9 +54,9 @@ function inbox(child) {
 // ── worker ──────────────────────────────────────────────────────────────────────────────────
 
 async function worker(name, dir) {
-  const board = TaskBoard.forProject(dir);
+  const board = await openBoard(dir, { target: { backend: 'sqlite' } });
   const locks = FileSafetyStore.forProject(dir, {});
-  process.on('message', (m) => {
+  process.on('message', async (m) => {
     try {
       if (m.type === 'claim') {
         const won = [];
@@ -63,7 +64,7 @@ async function worker(name, dir) {
         const t0 = performance.now();
         for (const id of m.ids) {
           try {
-            board.claim(id, name);
+            await board.claim(id, name);
             won.push(id);
           } catch (err) {
             if (err.code !== 'conflict') throw err;
@@ -85,7 +86,7 @@ async function worker(name, dir) {
         }
         process.send({ type: 'locked', won, lost });
       } else if (m.type === 'exit') {
-        board.close();
+        await board.close();
         locks.close();
         process.disconnect();
       }
@@ -117,11 +118,11 @@ async function main() {
   const children = [];
   try {
     // Setup: the tasks, in batches (one transaction each).
-    const board = TaskBoard.forProject(dir);
+    const board = await openBoard(dir, { target: { backend: 'sqlite' } });
     const ids = [];
     for (let i = 0; i < nTasks; i += 1000) {
       const batch = Array.from({ length: Math.min(1000, nTasks - i) }, (_, k) => ({ subject: `task ${i + k}` }));
-      for (const t of board.createMany(batch)) ids.push(t.id);
+      for (const t of await board.createMany(batch)) ids.push(t.id);
     }
     const locks = FileSafetyStore.forProject(dir, {});
     const paths = Array.from({ length: nLocks }, (_, i) => path.join(dir, 'src', `file-${i}.ts`));
@@ -146,7 +147,7 @@ async function main() {
         winners.set(id, children[i].name);
       }
     });
-    const rows = board.list();
+    const rows = await board.list();
     const mismatched = rows.filter((t) => t.status !== 'in_progress' || t.claimed_by !== winners.get(t.id)).length;
     const lostTasks = ids.filter((id) => !winners.has(id)).length;
     const attempts = claimed.reduce((n, r) => n + r.won.length + r.lost, 0);
@@ -219,7 +220,7 @@ async function main() {
         ? `locks: OK, in all ${rounds} rounds every one of the ${nLocks} locks had exactly one winner`
         : `locks: FAIL in ${lockFailures} of ${rounds} rounds`,
     );
-    board.close();
+    await board.close();
     locks.close();
     if (args.json) process.stdout.write(`${JSON.stringify({ dir, board: boardResult, locks: lockResult })}\n`);
     process.exitCode = boardOk && lockResult.ok ? 0 : 1;

@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'lock_held'
   | 'blocked'
   | 'database_error'
+  | 'store_unavailable'
   | 'corrupt_file'
   | 'unsupported_media_type'
   | 'forbidden_origin'

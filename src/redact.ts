@@ -17,6 +17,8 @@ const SHAPES: ReadonlyArray<{ kind: string; re: RegExp; keep?: string }> = [
   { kind: 'aws-key', re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
   { kind: 'google-key', re: /\bAIza[0-9A-Za-z_-]{35}/g },
   { kind: 'slack-token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
+  // `postgres://user:password@host`: the user and host stay, the password goes.
+  { kind: 'url-password', re: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@"'<>]*:)(?!\[REDACTED)[^\s@/"'<>]+(?=@)/gi, keep: '$1' },
   { kind: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
   // `password=…`, `token: …`, `"api_key": "…"`: the name stays, the value goes. The value never
   // takes a quote or a backslash, so JSON text stays JSON.
@@ -56,6 +58,21 @@ export function secretRedactor(env: NodeJS.ProcessEnv): Redactor {
     for (const s of SHAPES) out = out.replace(s.re, s.keep ? `${s.keep}${MARK(s.kind)}` : MARK(s.kind));
     return out;
   };
+}
+
+/**
+ * A connection URL as it may be printed or logged: the password (if any) replaced by `***`.
+ * Text that does not parse as a URL goes through the password shape instead.
+ */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    for (const key of ['password', 'sslpassword', 'sslkey']) if (u.searchParams.has(key)) u.searchParams.set(key, '***');
+    return u.toString();
+  } catch {
+    return url.replace(/(:\/\/[^\s:/@]*:)[^\s@/]+@/g, '$1***@');
+  }
 }
 
 /** Every string inside `value` (objects and arrays walked) redacted; other values as they are. */

@@ -16,6 +16,7 @@ const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
   not_awaiting_plan: 1,
   delegate_mode: 1,
   spawn_depth_exceeded: 1,
+  store_unavailable: 1,
   unknown_profile: 2,
   command_not_found: 2,
   cli_exited: 2,

@@ -125,6 +125,13 @@ export const ENV_VARS = {
   },
   SYNAPSE_CANVAS_PORT: { kind: 'text', defaultText: '3000', description: "The Canvas dashboard's port when --port is not given (the original's name)." },
   SYNAPSE_CANVAS_DB_PATH: { kind: 'text', defaultText: '$SYNAPSE_HOME/canvas.db', description: "The Canvas dashboard's card database (the original's name)." },
+  SYNAPSE_STORE_URL: {
+    kind: 'text',
+    defaultText: 'sqlite: (the files under .synapse/)',
+    secret: true,
+    description:
+      'The shared store: `sqlite:` (the project files) or `postgres://user:password@host:5432/db` for a team across machines (the task board and shared memory so far; guides/teams-across-machines.md). Overrides settings `store.url`.',
+  },
   SYNAPSE_HISTORY_DB_PATH: { kind: 'text', defaultText: '$SYNAPSE_HOME/history/history.db', description: "The history database (the original's name)." },
   SYNAPSE_LOG_LEVEL: {
     kind: 'text',

@@ -110,6 +110,14 @@ export const SETTING_KEYS: readonly SettingKey[] = [
       'The price of a model (or of every model whose name starts with the key) for the estimated cost in `synapse history stats`; cache prices default to the input price.',
   },
   {
+    key: 'store.url',
+    type: 'string (sqlite: or postgres://user:password@host:port/database)',
+    default: 'sqlite:',
+    env: 'SYNAPSE_STORE_URL',
+    description:
+      'Where the shared store lives: `sqlite:` (the files under .synapse/) or a PostgreSQL database a team across machines shares (the task board and shared memory so far). Project/local: only once trusted (synapse trust).',
+  },
+  {
     key: 'hooks.on_idle',
     type: 'string (a shell command)',
     default: '',

@@ -42,6 +42,7 @@ export const SettingsFileSchema = Type.Object(
         ),
       ),
     ),
+    store: Type.Optional(Type.Object({ url: Type.Optional(Type.String({ pattern: '^(sqlite:|postgres(ql)?://)' })) }, { additionalProperties: false })),
     hooks: Type.Optional(
       Type.Object({ on_idle: Type.Optional(Type.String()), on_task_completed: Type.Optional(Type.String()) }, { additionalProperties: false }),
     ),

@@ -34,6 +34,8 @@ export interface Settings {
   spawn: { keepIdle: string | null; keepTurns: number | null };
   /** Model prices set in a settings file (`pricing`), over the defaults of pricing.ts. */
   pricing: Record<string, ModelPrice>;
+  /** The shared store (issue 22): `sqlite:` or a `postgres://` URL. */
+  store: { url: string };
 }
 
 /** The `env` and `hooks` of one project-side file (project or local scope): what needs the user's trust. */
@@ -42,6 +44,8 @@ interface TrustedPart {
   file: string;
   env: Record<string, string | number | boolean>;
   hooks: Record<string, string>;
+  /** `store.url`: where the board and the other shared data go (a foreign database would receive them). */
+  store?: { url?: string };
 }
 
 /**
@@ -87,6 +91,7 @@ const DEFAULTS: Settings = {
   hooks: {},
   spawn: { keepIdle: null, keepTurns: null },
   pricing: {},
+  store: { url: 'sqlite:' },
 };
 
 function fromVariable<T extends string>(env: Env, name: string, allowed: readonly T[]): T | undefined {
@@ -114,11 +119,17 @@ function trustSubject(cwd: string, files: { scope: Scope; file: string; data: Se
     if (scope === 'user') continue;
     const env = sortedObject(data.env ?? {});
     const hooks = sortedObject((data.hooks ?? {}) as Record<string, string>);
-    if (Object.keys(env).length > 0 || Object.keys(hooks).length > 0) parts.push({ scope, file, env, hooks });
+    const store = data.store?.url !== undefined ? { url: data.store.url } : undefined;
+    if (Object.keys(env).length > 0 || Object.keys(hooks).length > 0 || store) parts.push({ scope, file, env, hooks, ...(store ? { store } : {}) });
   }
   if (parts.length === 0) return null;
-  const canonical = JSON.stringify(parts.map(({ scope, env, hooks }) => ({ scope, env, hooks })));
-  const keys = parts.flatMap((p) => [...Object.keys(p.env).map((k) => `env.${k}`), ...Object.keys(p.hooks).map((k) => `hooks.${k}`)]);
+  // `store` only when set, so the hash of a project without it stays what it was.
+  const canonical = JSON.stringify(parts.map(({ scope, env, hooks, store }) => ({ scope, env, hooks, ...(store ? { store } : {}) })));
+  const keys = parts.flatMap((p) => [
+    ...Object.keys(p.env).map((k) => `env.${k}`),
+    ...Object.keys(p.hooks).map((k) => `hooks.${k}`),
+    ...(p.store ? ['store.url'] : []),
+  ]);
   // node:crypto only when a project has something to trust: every command reads the settings.
   const { createHash } = requireCjs('node:crypto') as typeof Crypto;
   return { cwd, hash: createHash('sha256').update(canonical).digest('hex'), parts, keys: [...new Set(keys)] };
@@ -141,6 +152,7 @@ export function resolveSettings(cwd: string, env: Env, trust?: TrustCheck): Reso
   set('approvalMode', settings.approvalMode, { source: 'default' });
   set('a2a.flow', settings.a2a.flow, { source: 'default' });
   set('list.columns', settings.list.columns, { source: 'default' });
+  set('store.url', settings.store.url, { source: 'default' });
   for (const [k, v] of Object.entries(settings.instructions)) set(`instructions.${k}`, v, { source: 'default' });
   for (const [name, spec] of Object.entries(ENV_VARS))
     if (spec.kind === 'number' && 'default' in spec) set(`env.${name}`, String(spec.default), { source: 'default' });
@@ -163,17 +175,20 @@ export function resolveSettings(cwd: string, env: Env, trust?: TrustCheck): Reso
       apply(settings, data, scope, file, fileEnv, set);
       continue;
     }
-    const { env: asked, hooks, ...rest } = data;
+    const { env: asked, hooks, store, ...rest } = data;
     apply(settings, rest, scope, file, fileEnv, set);
     const origin: Origin = { source: scope, file };
     for (const [name, value] of Object.entries(asked ?? {})) withheld.push({ key: `env.${name}`, value: String(value), origin });
     for (const [event, command] of Object.entries(hooks ?? {})) withheld.push({ key: `hooks.${event}`, value: command, origin });
+    if (store?.url !== undefined) withheld.push({ key: 'store.url', value: store.url, origin });
   }
 
   const approval = fromVariable(env, 'SYNAPSE_APPROVAL_MODE', APPROVAL_MODES);
   if (approval) set('approvalMode', (settings.approvalMode = approval), { source: 'env' });
   const flow = fromVariable(env, 'SYNAPSE_A2A_FLOW', FLOWS);
   if (flow) set('a2a.flow', (settings.a2a.flow = flow), { source: 'env' });
+  const storeUrl = env.SYNAPSE_STORE_URL?.trim();
+  if (storeUrl) set('store.url', (settings.store.url = storeUrl), { source: 'env' });
   const columns = columnsFromVariable(env);
   if (columns) set('list.columns', (settings.list.columns = columns), { source: 'env' });
   for (const [name, value] of Object.entries(env))
@@ -193,6 +208,7 @@ function apply(
   const origin: Origin = { source: scope, file };
   if (data.approvalMode) set('approvalMode', (settings.approvalMode = data.approvalMode), origin);
   if (data.a2a?.flow) set('a2a.flow', (settings.a2a.flow = data.a2a.flow), origin);
+  if (data.store?.url !== undefined) set('store.url', (settings.store.url = data.store.url), origin);
   if (data.list?.columns) set('list.columns', (settings.list.columns = [...data.list.columns]), origin);
   if (data.spawn?.keepIdle !== undefined) set('spawn.keepIdle', (settings.spawn.keepIdle = data.spawn.keepIdle), origin);
   if (data.spawn?.keepTurns !== undefined) set('spawn.keepTurns', (settings.spawn.keepTurns = data.spawn.keepTurns), origin);

@@ -23,7 +23,7 @@ import { agentApi } from './agent-api-impl.js';
 import type { AgentSettings } from './agent-settings.js';
 import { AgentHttp } from './agent-http.js';
 import { logLevel, openAgentLog, type AgentLog } from './agent-log.js';
-import { syncBoardTask } from './board-link.js';
+import { BoardSync } from './board-link.js';
 import { CliSession } from './cli-session.js';
 import { DeliveryLoop } from './delivery.js';
 import type { EarlyCli } from './early-cli.js';
@@ -176,6 +176,7 @@ class Agent {
   private readonly webhookStore: WebhookStore;
   private readonly webhooks: WebhookDispatcher;
   private readonly history: HistoryRecorder;
+  private readonly boardSync: BoardSync;
   private readonly session: CliSession;
   private readonly user: UserTerminal | null;
   private readonly presence: Presence;
@@ -215,6 +216,7 @@ class Agent {
     this.webhookStore = new WebhookStore(this.store.db, clock, f.settings.limits.webhooks);
     this.webhooks = new WebhookDispatcher({ store: this.webhookStore, env, log, clock, agentId: identity.agentId, tls: f.settings.peerTls, redact });
     this.history = new HistoryRecorder(env, { log, warn: (m) => this.logger.warn(m) });
+    this.boardSync = new BoardSync({ projectDir: opts.cwd, agentId: identity.agentId, env, log: this.logger });
     try {
       this.session = new CliSession({ profile, cli: f.cli, commandLine: f.commandLine, size: f.size, clock, scrollbackLines: f.settings.scrollbackLines });
     } catch (err) {
@@ -227,18 +229,7 @@ class Agent {
     this.presence = new Presence(identity, registry, clock, this.logger);
     this.settings = opts.settings ?? loadSettings(opts.cwd, env);
     this.gates = new QualityGates({ hooks: this.settings.hooks, env, cwd: opts.cwd, agentId: identity.agentId, log });
-    this.replies = new ReplyCoordinator({
-      tasks: this.tasks,
-      stack: new ReplyStack(replyDir(env), identity.agentId),
-      clock,
-      graceMs: f.settings.replyGraceMs,
-      self: () => this.presence.entry(),
-      isAgentEndpoint: (endpoint) => isRegisteredEndpoint(registry.listLive(), endpoint),
-      log,
-      peerHeaders: () => apiKeyHeaders(env),
-      tls: f.settings.peerTls,
-      beforeComplete: completionGate(this.gates),
-    });
+    this.replies = this.buildReplies();
     this.delivery = this.buildDelivery();
     this.usage = this.buildUsage();
     this.gate = new StartupGate({
@@ -279,6 +270,26 @@ class Agent {
       f.settings.allowedHosts,
     );
     this.wire();
+  }
+
+  /** Routes each answer back to whoever waits for it (reply stack, --wait, --notify), after the completion gate. */
+  private buildReplies(): ReplyCoordinator {
+    const { identity, clock, registry } = this.f;
+    const { env } = this.opts;
+    const log = (m: string) => this.logger.info(m);
+    const f = this.f;
+    return new ReplyCoordinator({
+      tasks: this.tasks,
+      stack: new ReplyStack(replyDir(env), identity.agentId),
+      clock,
+      graceMs: f.settings.replyGraceMs,
+      self: () => this.presence.entry(),
+      isAgentEndpoint: (endpoint) => isRegisteredEndpoint(registry.listLive(), endpoint),
+      log,
+      peerHeaders: () => apiKeyHeaders(env),
+      tls: f.settings.peerTls,
+      beforeComplete: completionGate(this.gates),
+    });
   }
 
   /** What the start changed of what the user asked for, and a bind beyond loopback without auth: said once in the log. */
@@ -479,7 +490,7 @@ class Agent {
     // A task made with POST /tasks/create only waits for an answer: the CLI is not working on it.
     const cliWork = task.metadata.kind !== 'outgoing';
     if (state === 'working' && task.metadata.kind !== 'bootstrap' && cliWork) this.presence.taskWorking(task);
-    if (task.metadata.board_task === true && previous !== state) syncBoardTask(this.opts.cwd, identity.agentId, task, this.logger);
+    if (task.metadata.board_task === true && previous !== state) this.boardSync.update(task);
     if (TERMINAL_STATES.has(state)) {
       if (this.gate.isBootstrap(task.id)) this.gate.taskEnded(task);
       else if (cliWork && (previous === 'working' || previous === 'input-required')) {
@@ -565,6 +576,7 @@ class Agent {
       this.user?.stop();
       await this.http.stop().catch(() => undefined);
       await this.webhooks.stop(2000);
+      await this.boardSync.settled();
       this.history.close();
       this.store.close();
       this.session.stop();

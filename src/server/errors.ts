@@ -28,6 +28,7 @@ const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   agent_unreachable: 502,
   delivery_failed: 502,
   database_error: 500,
+  store_unavailable: 503,
   message_too_large: 413,
   too_many_webhooks: 409,
   queue_full: 429,

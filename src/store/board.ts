@@ -1,41 +1,28 @@
 import { SynapseError } from '../errors.js';
 import type { Sql } from './store-db.js';
 import { StoreDb } from './store-db.js';
-import { BOARD_MIGRATIONS, type BoardTask, type NewTask, type TaskFilter, type TaskRow, type TaskStatus } from './board-schema.js';
+import { BOARD_MIGRATIONS, type BoardTask, type NewTask, type TaskFilter, type TaskRow } from './board-schema.js';
 import { findCycle } from './board-graph.js';
 import { linkedId, resolve, unfinishedBlockers, withDeps } from './board-queries.js';
 import { requireName, requireText, validateNewTask } from './board-input.js';
 import { systemClock, iso, type Clock } from '../clock.js';
 import { boardDbPath } from './settings.js';
+import {
+  FINISHED,
+  blockedCompletion,
+  blockedRefusal,
+  completeRefusal,
+  failRefusal,
+  refusal,
+  reopenRefusal,
+  shortId,
+  type CompleteResult,
+  type PurgeOptions,
+  type PurgeResult,
+} from './board-rules.js';
 
 export * from './board-schema.js';
-export { parseTaskStatus } from './board-input.js';
-
-const FINISHED: ReadonlySet<TaskStatus> = new Set(['completed', 'failed']);
-
-export interface CompleteResult {
-  task: BoardTask;
-  /** Pending dependants whose last unfinished blocker was this task: claimable now. */
-  unblocked: BoardTask[];
-}
-
-export interface PurgeOptions {
-  statuses: TaskStatus[];
-  /** Only tasks that finished (or last changed) at least this long ago. */
-  olderThanMs?: number;
-  dryRun?: boolean;
-}
-
-export interface PurgeResult {
-  purged: BoardTask[];
-  /** Tasks left in place because an unfinished task still waits for them. */
-  skipped: { task: BoardTask; waiting: string[] }[];
-  dry_run: boolean;
-}
-
-export function shortId(id: string): string {
-  return id.slice(0, 8);
-}
+export * from './board-rules.js';
 
 /**
  * The project's task board (`.synapse/task_board.db`). Every state change runs under
@@ -70,6 +57,14 @@ export class TaskBoard {
   /** Changes whenever another connection commits (the Canvas server polls it to follow the board). */
   dataVersion(): number {
     return this.store.run((db) => db.pragma('data_version', { simple: true }) as number);
+  }
+
+  /** Rows per table (`synapse store status`). */
+  counts(): Record<string, number> {
+    return this.store.run((db) => ({
+      tasks: (db.prepare(`SELECT COUNT(*) AS n FROM tasks`).get() as { n: number }).n,
+      task_deps: (db.prepare(`SELECT COUNT(*) AS n FROM task_deps`).get() as { n: number }).n,
+    }));
   }
 
   // ── reads ────────────────────────────────────────────────────────────────────────────────
@@ -222,9 +217,10 @@ export class TaskBoard {
     // cannot become claimable again except by a reopen, so losing racers need not queue for
     // the write lock just to learn that. The decision to grant a claim is only ever made
     // below, under BEGIN IMMEDIATE.
-    const seen = this.store.run((db) => this.load(db, resolve(db, idOrPrefix)));
+    // The refusal needs the row alone, not its dependencies.
+    const seen = this.store.run((db) => db.prepare(`SELECT * FROM tasks WHERE id = ?`).get(resolve(db, idOrPrefix)) as TaskRow);
     if (FINISHED.has(seen.status) || (seen.status === 'in_progress' && seen.claimed_by !== who)) {
-      throw refusal(seen);
+      throw refusal({ ...seen, blocked_by: [], blocked: false });
     }
     return this.store.write((db) => this.claimIn(db, seen.id, who));
   }
@@ -243,7 +239,7 @@ export class TaskBoard {
   reopen(idOrPrefix: string): BoardTask {
     return this.store.write((db) => {
       const task = this.load(db, resolve(db, idOrPrefix));
-      if (task.status === 'pending') throw new SynapseError('conflict', `task ${shortId(task.id)} is already pending`, { id: task.id });
+      if (task.status === 'pending') throw reopenRefusal(task);
       db.prepare(`UPDATE tasks SET status = 'pending', claimed_by = NULL, fail_reason = NULL, completed_at = NULL, updated_at = ? WHERE id = ?`).run(
         iso(this.clock.now()),
         task.id,
@@ -352,10 +348,7 @@ export class TaskBoard {
     if (task.status === 'in_progress' && task.claimed_by === who) return task;
     if (task.status !== 'pending') throw refusal(task);
     const blockers = unfinishedBlockers(db, id);
-    if (blockers.length > 0) {
-      const list = blockers.map((b) => `${shortId(b.id)} "${b.subject}" (${b.status}${b.claimed_by ? `, ${b.claimed_by}` : ''})`).join(', ');
-      throw new SynapseError('blocked', `task ${shortId(id)} is blocked by ${list}`, { id, blocked_by: blockers.map((b) => b.id) });
-    }
+    if (blockers.length > 0) throw blockedRefusal(id, blockers);
     const now = iso(this.clock.now());
     db.prepare(`UPDATE tasks SET status = 'in_progress', claimed_by = ?, assignee = COALESCE(assignee, ?), updated_at = ? WHERE id = ?`).run(who, who, now, id);
     return this.load(db, id);
@@ -363,17 +356,8 @@ export class TaskBoard {
 
   private completeIn(db: Sql, id: string, by: string | null, force: boolean): CompleteResult {
     const task = this.load(db, id);
-    if (task.status === 'completed')
-      throw new SynapseError('conflict', `task ${shortId(id)} is already completed (at ${task.completed_at ?? task.updated_at})`, { id });
-    if (task.status === 'failed') {
-      throw new SynapseError('conflict', `task ${shortId(id)} has failed (${task.fail_reason ?? 'no reason'}); reopen it before completing it`, { id });
-    }
-    if (!force && task.blocked) {
-      const list = unfinishedBlockers(db, id)
-        .map((b) => `${shortId(b.id)} (${b.status})`)
-        .join(', ');
-      throw new SynapseError('blocked', `task ${shortId(id)} cannot be completed: it is blocked by ${list}`, { id });
-    }
+    if (FINISHED.has(task.status)) throw completeRefusal(task);
+    if (!force && task.blocked) throw blockedCompletion(id, unfinishedBlockers(db, id));
     const now = iso(this.clock.now());
     db.prepare(
       `UPDATE tasks SET status = 'completed', claimed_by = COALESCE(claimed_by, ?), fail_reason = NULL, completed_at = ?, updated_at = ? WHERE id = ?`,
@@ -389,12 +373,7 @@ export class TaskBoard {
 
   private failIn(db: Sql, id: string, why: string): BoardTask {
     const task = this.load(db, id);
-    if (FINISHED.has(task.status)) {
-      throw new SynapseError('conflict', `task ${shortId(id)} is already ${task.status} (at ${task.completed_at ?? task.updated_at}); reopen it first`, {
-        id,
-        status: task.status,
-      });
-    }
+    if (FINISHED.has(task.status)) throw failRefusal(task);
     const now = iso(this.clock.now());
     db.prepare(`UPDATE tasks SET status = 'failed', fail_reason = ?, completed_at = ?, updated_at = ? WHERE id = ?`).run(why, now, now, id);
     return this.load(db, id);
@@ -405,57 +384,4 @@ export class TaskBoard {
     if (!row) throw new SynapseError('task_not_found', `no task ${id} on the board`, { id });
     return withDeps(db, [row])[0]!;
   }
-}
-
-/** Why a claimed or finished task cannot be claimed, and by whom. */
-function refusal(task: BoardTask): SynapseError {
-  const id = shortId(task.id);
-  if (task.status === 'in_progress') {
-    return new SynapseError('conflict', `task ${id} is already claimed by ${task.claimed_by ?? 'someone'} (since ${task.updated_at})`, {
-      id: task.id,
-      claimed_by: task.claimed_by,
-    });
-  }
-  const detail = task.status === 'failed' ? `failed: ${task.fail_reason ?? 'no reason'}` : 'completed';
-  return new SynapseError(
-    'conflict',
-    `task ${id} is already ${detail} (by ${task.claimed_by ?? 'unknown'} at ${task.completed_at ?? task.updated_at}); reopen it first`,
-    {
-      id: task.id,
-      status: task.status,
-      claimed_by: task.claimed_by,
-    },
-  );
-}
-
-// ── one-call helpers for code that holds no board open (send --task, the agent runtime) ────
-
-/** Opens the project's board, runs `fn`, and closes it again, even when `fn` throws. */
-export function withTaskBoard<T>(projectDir: string, fn: (board: TaskBoard) => T, options: { clock?: Clock } = {}): T {
-  const board = TaskBoard.forProject(projectDir, options);
-  try {
-    return fn(board);
-  } finally {
-    board.close();
-  }
-}
-
-/** `synapse send --task`: a board task assigned to the target and linked to its A2A task. */
-export function createLinkedTask(
-  projectDir: string,
-  input: { subject: string; description?: string; assignee: string; a2a_task_id: string; created_by?: string | null; priority?: number },
-): BoardTask {
-  return withTaskBoard(projectDir, (b) => b.create(input));
-}
-
-export function claimByA2aTask(projectDir: string, a2aTaskId: string, agentId: string): BoardTask | null {
-  return withTaskBoard(projectDir, (b) => b.claimByA2aTask(a2aTaskId, agentId));
-}
-
-export function completeByA2aTask(projectDir: string, a2aTaskId: string): CompleteResult | null {
-  return withTaskBoard(projectDir, (b) => b.completeByA2aTask(a2aTaskId));
-}
-
-export function failByA2aTask(projectDir: string, a2aTaskId: string, reason: string): BoardTask | null {
-  return withTaskBoard(projectDir, (b) => b.failByA2aTask(a2aTaskId, reason));
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { iso, systemClock, type Clock } from '../clock.js';
 import { SynapseError } from '../errors.js';
-import type { TaskBoard, TaskStatus } from './board.js';
+import type { BoardStore, TaskStatus } from './board-store.js';
 import type { Card, CanvasStore } from './canvas.js';
 import type { PlanBody, StepStatus } from './canvas-cards.js';
 
@@ -38,14 +38,14 @@ function stepStatusOf(task: TaskStatus | null): StepStatus {
   }
 }
 
-export function acceptPlan(canvas: CanvasStore, board: TaskBoard, planId: string, opts: { by: string; clock?: Clock }): PlanResult {
+export async function acceptPlan(canvas: CanvasStore, board: BoardStore, planId: string, opts: { by: string; clock?: Clock }): Promise<PlanResult> {
   const { card, plan } = planCard(canvas, planId);
   if (plan.steps.some((s) => s.task_id)) {
     throw new SynapseError('conflict', `plan ${planId} was already accepted; run synapse tasks sync-plan ${planId} to update its steps`, { id: planId });
   }
   const open = plan.steps.filter((s) => s.status !== 'cancelled' && s.status !== 'completed');
   const ids = new Map(open.map((s) => [s.id, randomUUID()]));
-  board.createMany(
+  await board.createMany(
     open.map((s) => ({
       id: ids.get(s.id)!,
       subject: s.title,
@@ -74,12 +74,12 @@ export function acceptPlan(canvas: CanvasStore, board: TaskBoard, planId: string
 }
 
 /** Moves the plan's step states to its tasks' states; writes the card only when something moved. */
-export function syncPlan(canvas: CanvasStore, board: TaskBoard, planId: string): PlanResult {
+export async function syncPlan(canvas: CanvasStore, board: BoardStore, planId: string): Promise<PlanResult> {
   const { card, plan } = planCard(canvas, planId);
   if (!plan.steps.some((s) => s.task_id)) {
     throw new SynapseError('conflict', `plan ${planId} has not been accepted yet: run synapse tasks accept-plan ${planId} first`, { id: planId });
   }
-  const tasks = new Map(board.list({ plan_id: planId }).map((t) => [t.id, t.status]));
+  const tasks = new Map((await board.list({ plan_id: planId })).map((t) => [t.id, t.status]));
   const changed: PlanResult['changed'] = [];
   const steps = plan.steps.map((s) => {
     if (!s.task_id) return s;
@@ -94,6 +94,6 @@ export function syncPlan(canvas: CanvasStore, board: TaskBoard, planId: string):
 }
 
 /** The ids of the plan cards with steps on the board (the server syncs these when the board changes). */
-export function acceptedPlanIds(board: TaskBoard): string[] {
-  return [...new Set(board.list().flatMap((t) => (t.plan_id ? [t.plan_id] : [])))];
+export async function acceptedPlanIds(board: BoardStore): Promise<string[]> {
+  return [...new Set((await board.list()).flatMap((t) => (t.plan_id ? [t.plan_id] : [])))];
 }

@@ -5,14 +5,12 @@ import { StoreDb } from './store-db.js';
 import { systemClock, iso, type Clock } from '../clock.js';
 import { memoryDbPath } from './settings.js';
 import type { Env } from '../config/paths.js';
+import { normalizeTags, prepareSave, validateKey } from './memory-rules.js';
 import { MEMORY_MIGRATIONS, type Memory, type MemoryHit, type MemoryRow, type MemoryStats } from './memory-schema.js';
 
 export * from './memory-schema.js';
-
-const MAX_KEY = 200;
-const MAX_CONTENT = 1_000_000;
-const MAX_TAGS = 20;
-const CONTROL = /[\u0000-\u001f\u007f]/;
+export { normalizeTags } from './memory-rules.js';
+export { memoryNotice } from './memory-notice.js';
 
 /** BM25 column weights: a hit in the key says most, then tags, then the body. */
 const RANK = `bm25(memories_fts, 10.0, 1.0, 5.0)`;
@@ -51,12 +49,7 @@ export class SharedMemory {
 
   /** Creates or replaces the note under `key`; `created` tells which. */
   save(input: { key: string; content: string; tags?: string[]; author?: string | null }): { memory: Memory; created: boolean } {
-    const key = validateKey(input.key);
-    const content = typeof input.content === 'string' ? this.redact(input.content.trim()) : '';
-    if (content.length === 0) throw new SynapseError('usage', 'memory content must not be empty');
-    if (content.length > MAX_CONTENT) throw new SynapseError('invalid_input', `memory content is too long (${content.length} > ${MAX_CONTENT} characters)`);
-    const tags = normalizeTags(input.tags ?? []);
-    const author = input.author?.trim() || null;
+    const { key, content, tags, author } = prepareSave(input, this.redact);
     return this.store.write((db) => {
       const existed = db.prepare(`SELECT 1 FROM memories WHERE key = ?`).get(key) !== undefined;
       const now = iso(this.clock.now());
@@ -192,33 +185,4 @@ function toMemory(row: MemoryRow): Memory {
     // A hand-edited row with bad tags still shows its content.
   }
   return { id: row.id, key: row.key, content: row.content, tags, author: row.author, created_at: row.created_at, updated_at: row.updated_at };
-}
-
-function validateKey(key: string): string {
-  const k = typeof key === 'string' ? key.trim() : '';
-  if (k.length === 0) throw new SynapseError('usage', 'memory key must not be empty');
-  if (k.length > MAX_KEY) throw new SynapseError('invalid_input', `memory key is too long (${k.length} > ${MAX_KEY} characters)`);
-  if (CONTROL.test(k)) throw new SynapseError('invalid_input', 'memory key must not contain control characters');
-  return k;
-}
-
-/** `["API", " db ", "api"]` → `["api", "db"]`; also accepts comma-separated strings inside. */
-export function normalizeTags(tags: string[]): string[] {
-  const out = new Set<string>();
-  for (const t of tags.flatMap((x) => x.split(','))) {
-    const tag = t.trim().toLowerCase();
-    if (tag.length === 0) continue;
-    if (tag.length > 50 || CONTROL.test(tag)) throw new SynapseError('invalid_input', `invalid tag '${tag.slice(0, 60)}': at most 50 printable characters`);
-    out.add(tag);
-  }
-  if (out.size > MAX_TAGS) throw new SynapseError('invalid_input', `too many tags (${out.size} > ${MAX_TAGS})`);
-  return [...out];
-}
-
-/** The notice sent to peers about a saved note: one line, so it reads well when injected into a terminal. */
-export function memoryNotice(key: string, content: string, author: string | null): string {
-  const flat = content.replace(/\s+/g, ' ').trim();
-  const short = flat.length > 100 ? `${flat.slice(0, 99)}…` : flat;
-  const quoted = /\s/.test(key) ? `"${key}"` : key;
-  return `[shared memory] ${author ?? 'someone'} saved ${quoted}: ${short} (read it: synapse memory show ${quoted})`;
 }

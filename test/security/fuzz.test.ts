@@ -38,6 +38,7 @@ const SYNAPSE_CODES = new Set([
   'spawn_depth_exceeded',
   'lock_held',
   'blocked',
+  'store_unavailable',
   'unsupported_media_type',
   'forbidden_origin',
   'forbidden_host',

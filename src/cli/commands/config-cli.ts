@@ -5,6 +5,7 @@ import { readSettingsFile, readSettingsFileRaw, SCOPES, settingsFile, writeSetti
 import { resolveSettings, type Origin } from '../../config/settings.js';
 import { projectTrustCheck } from '../../registry/project-trust.js';
 import { SynapseError } from '../../errors.js';
+import { redactUrl } from '../../redact.js';
 import { printJson, println, type CommandIo } from '../io.js';
 import { renderTable } from '../table.js';
 
@@ -23,13 +24,18 @@ export function checkKey(key: string): void {
   if (!settingKey(key) || key === 'instructions.<profile>' || key.split('.').some((p) => p === ''))
     throw new SynapseError(
       'usage',
-      `"${key}" is not a setting: use approvalMode, a2a.flow, list.columns, instructions.<default|profile>, spawn.keepIdle, spawn.keepTurns, hooks.on_idle, hooks.on_task_completed or env.SYNAPSE_*`,
+      `"${key}" is not a setting: use approvalMode, a2a.flow, list.columns, instructions.<default|profile>, spawn.keepIdle, spawn.keepTurns, store.url, hooks.on_idle, hooks.on_task_completed or env.SYNAPSE_*`,
     );
 }
 
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 /** A key's value as `config show` prints it: an API key or other secret only says that it is set. */
-const shown = (key: string, value: unknown) => (key.startsWith('env.') && envVarSpec(key.slice(4))?.secret ? '(set, hidden)' : value);
+const shown = (key: string, value: unknown) =>
+  key.startsWith('env.') && envVarSpec(key.slice(4))?.secret && key !== 'env.SYNAPSE_STORE_URL'
+    ? '(set, hidden)'
+    : key === 'store.url' || key === 'env.SYNAPSE_STORE_URL'
+      ? redactUrl(String(value))
+      : value;
 const where = (o: Origin) => (o.file ? `${o.source} (${o.file})` : o.source);
 
 /** `synapse config show`: the merged view with where each value came from, or one scope's file. */
@@ -123,9 +129,11 @@ export function configSet(key: string, value: string, flags: { scope?: string; j
         throw new SynapseError('usage', `list.columns: "${c.trim()}" is not a column; use ${LIST_COLUMNS.join(', ')}`);
   const current = readSettingsFileRaw(scope, io.cwd, io.env) as SettingsFile;
   const file = writeSettingsFile(scope, io.cwd, io.env, setKey(current, key, value));
-  if (flags.json) return printJson(io, { key, value: value === '' ? null : parseValue(key, value), scope, file });
-  println(io, value === '' ? `removed ${key} from ${file}` : `${key} = ${value} (${scope}: ${file})`);
+  // A store URL's password is never printed back.
+  const echoed = key === 'store.url' || key === 'env.SYNAPSE_STORE_URL' ? redactUrl(value) : value;
+  if (flags.json) return printJson(io, { key, value: value === '' ? null : parseValue(key, echoed), scope, file });
+  println(io, value === '' ? `removed ${key} from ${file}` : `${key} = ${echoed} (${scope}: ${file})`);
   // A project's env and hooks apply once trusted, and a change is a new content to trust.
-  if (scope !== 'user' && /^(env|hooks)\./.test(key) && resolveSettings(io.cwd, io.env, projectTrustCheck(io.env)).projectTrust?.trusted === false)
+  if (scope !== 'user' && /^(env|hooks|store)\./.test(key) && resolveSettings(io.cwd, io.env, projectTrustCheck(io.env)).projectTrust?.trusted === false)
     io.err(`note: the project's env and hooks apply only once you trust them as they are now: \`synapse trust\`\n`);
 }

@@ -25,10 +25,11 @@ export async function boardLinkFor(
   task: string | boolean | undefined,
   text: string,
   targetArg: string,
+  env: NodeJS.ProcessEnv,
 ): Promise<BoardLink> {
   if (typeof task === 'string') {
-    const { withTaskBoard } = await import('../../store/board.js');
-    const found = withTaskBoard(target.working_dir, (b) => b.get(task));
+    const { withBoard } = await import('../../store/board-store.js');
+    const found = await withBoard(target.working_dir, (b) => b.get(task), { env });
     if (found.status === 'completed' || found.status === 'failed')
       throw new SynapseError(
         'conflict',
@@ -38,9 +39,9 @@ export async function boardLinkFor(
   }
   if (task === true) return { kind: 'create' };
   if (!sender || !inDelegateMode(sender)) return { kind: 'none' };
-  const { withTaskBoard } = await import('../../store/board.js');
+  const { withBoard } = await import('../../store/board-store.js');
   const assignees = [target.agent_id, ...(target.name ? [target.name] : [])];
-  const open = withTaskBoard(target.working_dir, (b) => b.list({ status: ['pending', 'in_progress'], assignee: assignees }));
+  const open = await withBoard(target.working_dir, (b) => b.list({ status: ['pending', 'in_progress'], assignee: assignees }), { env });
   if (open.length > 0) return { kind: 'none' };
   throw new SynapseError(
     'delegate_mode',
@@ -48,5 +49,37 @@ export async function boardLinkFor(
       `  synapse send ${shellWord(targetArg)} ${shellWord(text)} --task\n` +
       `(--task creates a board task assigned to ${target.name ?? target.agent_id} and links the message to it; --task <id> links an existing one)`,
     { target: target.agent_id },
+  );
+}
+
+/**
+ * Records a send's board link before the message goes out: `existing` links the board task to
+ * the A2A task, `create` makes a task assigned to the target. The board keeps the text, so
+ * credentials are redacted there (issue 21 §4); the message itself is not.
+ */
+export async function applyBoardLink(
+  link: BoardLink,
+  projectDir: string,
+  task: { a2aTaskId: string; text: string; assignee: string; createdBy: string | null; priority?: number },
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  if (link.kind === 'none') return;
+  const { createLinkedTask, withBoard } = await import('../../store/board-store.js');
+  if (link.kind === 'existing') {
+    await withBoard(projectDir, (b) => b.linkA2aTask(link.id, task.a2aTaskId), { env });
+    return;
+  }
+  const redact = (await import('../../redact.js')).secretRedactor(env);
+  await createLinkedTask(
+    projectDir,
+    {
+      subject: redact(task.text.split('\n')[0]!.slice(0, 200)),
+      description: redact(task.text),
+      assignee: task.assignee,
+      a2a_task_id: task.a2aTaskId,
+      created_by: task.createdBy,
+      priority: task.priority,
+    },
+    { env },
   );
 }

@@ -88,14 +88,20 @@ export async function finishCommand(flags: FinishFlags, io: CommandIo): Promise<
     released = releaseLocks(dir, me, io.env, FileSafetyStore);
   }
 
-  const { withTaskBoard } = await import('../../store/board.js');
+  const { withBoard } = await import('../../store/board-store.js');
   const mine = [me.agent_id, ...(me.name ? [me.name] : [])];
-  const tasks = withTaskBoard(dir, (board) =>
-    board
-      .list({ status: ['in_progress'], assignee: mine })
-      .filter((t) => t.claimed_by !== null && mine.includes(t.claimed_by))
-      .map((t) => (flags.reopen ? board.reopen(t.id) : board.complete(t.id, { by: me.agent_id }).task))
-      .map((t) => ({ id: t.id, subject: t.subject, status: t.status })),
+  const tasks = await withBoard(
+    dir,
+    async (board) => {
+      const claimed = (await board.list({ status: ['in_progress'], assignee: mine })).filter((t) => t.claimed_by !== null && mine.includes(t.claimed_by));
+      const done: { id: string; subject: string; status: string }[] = [];
+      for (const t of claimed) {
+        const after = flags.reopen ? await board.reopen(t.id) : (await board.complete(t.id, { by: me.agent_id })).task;
+        done.push({ id: after.id, subject: after.subject, status: after.status });
+      }
+      return done;
+    },
+    { env: io.env },
   );
 
   const result: FinishResult = { agent_id: me.agent_id, released_locks: released, tasks, note, posted_to: null, post_error: null };

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import { formatLogChunk, formatLogLine } from '../log-lines.js';
 import { StringDecoder } from 'node:string_decoder';
-import { withTaskBoard } from '../../store/board.js';
+import { withBoard } from '../../store/board-store.js';
+import { storeTarget } from '../../store/store-url.js';
 import { editingFileOf, locksHeldBy } from '../../store/file-safety.js';
 import { boardDbPath } from '../../store/settings.js';
 import { formatDuration } from '../../store/duration.js';
@@ -370,9 +371,19 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
   }
   const { live, why } = await liveStatus(entry, io.env);
   const locks = locksHeldBy(entry.working_dir, entry.agent_id, io.env);
-  const boardTasks = fs.existsSync(boardDbPath(entry.working_dir))
-    ? withTaskBoard(entry.working_dir, (b) => b.list({ assignee: [entry.agent_id, ...(entry.name ? [entry.name] : [])], status: ['pending', 'in_progress'] }))
-    : [];
+  // A SQLite board is not created just to be read; a PostgreSQL one is always asked.
+  const store = storeTarget(entry.working_dir, io.env);
+  const boardTasks =
+    store.backend === 'postgres' || fs.existsSync(boardDbPath(entry.working_dir))
+      ? await withBoard(
+          entry.working_dir,
+          (b) => b.list({ assignee: [entry.agent_id, ...(entry.name ? [entry.name] : [])], status: ['pending', 'in_progress'] }),
+          {
+            env: io.env,
+            target: store,
+          },
+        )
+      : [];
   const original = writtenByOriginal(entry);
   const recent = await recentHistory(entry.agent_id, io.env);
   const waiting = waitingForAgent(entry);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import type { Memory, SharedMemory } from '../../store/memory.js';
+import type { Memory } from '../../store/memory-schema.js';
+import type { MemoryStore } from '../../store/memory-store.js';
 import { SynapseError } from '../../errors.js';
 import { printJson, println, processIo, type CommandIo } from '../io.js';
 import { preview, renderTable } from '../table.js';
@@ -11,18 +12,18 @@ import { envSetting } from '../../config/env-setting.js';
  * parsed arguments and options. The store (better-sqlite3) is imported only when one runs.
  */
 
-async function withMemory<T>(io: CommandIo, fn: (m: SharedMemory) => T | Promise<T>): Promise<T> {
+async function withMemory<T>(io: CommandIo, fn: (m: MemoryStore) => Promise<T>): Promise<T> {
   const { sharedMemoryEnabled } = await import('../../store/settings.js');
   if (!sharedMemoryEnabled(io.env)) {
     throw new SynapseError('usage', 'shared memory is disabled (SYNAPSE_SHARED_MEMORY_ENABLED is off); unset it or set it to true to use memory commands');
   }
-  const { SharedMemory } = await import('../../store/memory.js');
+  const { openMemory } = await import('../../store/memory-store.js');
   const { secretRedactor } = await import('../../redact.js');
-  const memory = SharedMemory.forProject(projectDir(io), { redact: secretRedactor(io.env), env: io.env });
+  const memory = await openMemory(projectDir(io), { redact: secretRedactor(io.env), env: io.env });
   try {
     return await fn(memory);
   } finally {
-    memory.close();
+    await memory.close();
   }
 }
 
@@ -45,7 +46,7 @@ export async function saveMemory(
   const result = await withMemory(io, (m) => m.save({ key, content: text, tags: splitList(o.tags), author }));
   let notify: { notified: string[]; failed: string[] } | null = null;
   if (o.notify) {
-    const [{ notifyPeers }, { memoryNotice }] = await Promise.all([import('../../a2a/peer-notify.js'), import('../../store/memory.js')]);
+    const [{ notifyPeers }, { memoryNotice }] = await Promise.all([import('../../a2a/peer-notify.js'), import('../../store/memory-notice.js')]);
     notify = await notifyPeers({
       env: io.env,
       workingDir: projectDir(io),

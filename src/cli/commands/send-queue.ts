@@ -115,21 +115,9 @@ export async function queueForAbsent(targetArg: string, text: string, opts: Queu
   // What is kept (the board, the queue's preview, the text once delivered) has credentials redacted (issue 21 §4).
   const redact = secretRedactor(io.env);
   const stand = { agent_id: target.key, name: target.kind === 'name' ? target.key : null, working_dir: projectDir };
-  const { boardLinkFor } = await import('./delegate-link.js');
-  const link = await boardLinkFor(opts.coordination ? null : sender.entry, stand, opts.task, text, targetArg);
-  if (link.kind !== 'none') {
-    const { createLinkedTask, withTaskBoard } = await import('../../store/board.js');
-    if (link.kind === 'existing') withTaskBoard(projectDir, (b) => b.linkA2aTask(link.id, taskId));
-    else
-      createLinkedTask(projectDir, {
-        subject: redact(text.split('\n')[0]!.slice(0, 200)),
-        description: redact(text),
-        assignee: target.key,
-        a2a_task_id: taskId,
-        created_by: sender.id,
-        priority: opts.priority,
-      });
-  }
+  const { applyBoardLink, boardLinkFor } = await import('./delegate-link.js');
+  const link = await boardLinkFor(opts.coordination ? null : sender.entry, stand, opts.task, text, targetArg, io.env);
+  await applyBoardLink(link, projectDir, { a2aTaskId: taskId, text, assignee: target.key, createdBy: sender.id, priority: opts.priority }, io.env);
   const senderTaskId = sender.entry ? await currentTaskOf(sender.entry, io.env) : null;
   const metadata: TaskMetadata = {
     response_mode: opts.mode,

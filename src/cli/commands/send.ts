@@ -225,27 +225,11 @@ export async function deliverMessage(targetArg: string, text: string, opts: Deli
   if (sender.id === target.agent_id) throw new SynapseError('usage', `${label(target)} is you: an agent cannot send a message to itself`);
 
   if (!opts.force) checkSameProject(live, sender, target, io.cwd);
-  const { boardLinkFor } = await import('./delegate-link.js');
-  const link = await boardLinkFor(opts.coordination ? null : sender.entry, target, opts.task, text, targetArg);
+  const { applyBoardLink, boardLinkFor } = await import('./delegate-link.js');
+  const link = await boardLinkFor(opts.coordination ? null : sender.entry, target, opts.task, text, targetArg, io.env);
   const senderTaskId = sender.entry ? await currentTaskOf(sender.entry, io.env) : null;
   const taskId = randomUUID();
-  if (link.kind === 'existing') {
-    const { withTaskBoard } = await import('../../store/board.js');
-    withTaskBoard(target.working_dir, (b) => b.linkA2aTask(link.id, taskId));
-  }
-  if (link.kind === 'create') {
-    const { createLinkedTask } = await import('../../store/board.js');
-    // The board keeps the text: credentials are redacted there (issue 21 §4); the message is not.
-    const redact = (await import('../../redact.js')).secretRedactor(io.env);
-    createLinkedTask(target.working_dir, {
-      subject: redact(text.split('\n')[0]!.slice(0, 200)),
-      description: redact(text),
-      assignee: target.agent_id,
-      a2a_task_id: taskId,
-      created_by: sender.id,
-      priority,
-    });
-  }
+  await applyBoardLink(link, target.working_dir, { a2aTaskId: taskId, text, assignee: target.agent_id, createdBy: sender.id, priority }, io.env);
   const body = {
     task_id: taskId,
     message: { role: 'user', parts },

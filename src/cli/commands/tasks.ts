@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import type * as BoardLib from '../../store/board.js';
-import type { BoardTask, TaskBoard, TaskGroupField } from '../../store/board.js';
+import type { BoardStore, BoardTask, TaskGroupField } from '../../store/board-store.js';
 import type { CanvasStore } from '../../store/canvas.js';
 import { SynapseError } from '../../errors.js';
 import { printJson, println, processIo, type CommandIo } from '../io.js';
@@ -11,15 +10,10 @@ import { callerIdentity, examples, parsePositiveInt, projectDir, splitList } fro
  * arguments and options. The board module (better-sqlite3) is imported only when one runs.
  */
 
-/** Opens the board (loading better-sqlite3 only now), runs `fn`, closes it. */
-async function withBoard<T>(io: CommandIo, fn: (board: TaskBoard, lib: typeof BoardLib) => T | Promise<T>): Promise<T> {
-  const lib = await import('../../store/board.js');
-  const board = lib.TaskBoard.forProject(projectDir(io));
-  try {
-    return await fn(board, lib);
-  } finally {
-    board.close();
-  }
+/** Opens the board on the configured backend (loading its driver only now), runs `fn`, closes it. */
+async function withBoard<T>(io: CommandIo, fn: (board: BoardStore) => Promise<T>): Promise<T> {
+  const lib = await import('../../store/board-store.js');
+  return lib.withBoard(projectDir(io), fn, { env: io.env });
 }
 
 async function names(env: NodeJS.ProcessEnv): Promise<Map<string, string>> {
@@ -114,7 +108,7 @@ export interface ListTasksOptions {
 
 /** `synapse tasks list`. */
 export async function listTasks(o: ListTasksOptions, io: CommandIo): Promise<void> {
-  const { parseTaskStatus } = await import('../../store/board.js');
+  const { parseTaskStatus } = await import('../../store/board-input.js');
   const view = await import('../../store/board-view.js');
   const nameMap = await names(io.env);
   const status = splitList(o.status).map(parseTaskStatus);
@@ -138,9 +132,9 @@ export async function listTasks(o: ListTasksOptions, io: CommandIo): Promise<voi
 /** `synapse tasks show <id>`: the task, what blocks it and what waits for it. */
 export async function showTask(id: string, o: { json?: boolean }, io: CommandIo): Promise<void> {
   const nameMap = await names(io.env);
-  const { task, blockers, dependants } = await withBoard(io, (b) => {
-    const t = b.get(id);
-    return { task: t, blockers: b.blockers(t.id), dependants: b.dependants(t.id) };
+  const { task, blockers, dependants } = await withBoard(io, async (b) => {
+    const t = await b.get(id);
+    return { task: t, blockers: await b.blockers(t.id), dependants: await b.dependants(t.id) };
   });
   if (o.json) return printJson(io, { task, blockers, dependants });
   println(io, describe(task, nameMap));
@@ -206,7 +200,7 @@ export interface PurgeTasksOptions {
 
 /** `synapse tasks purge`: finished tasks go, unless an unfinished task still waits for them. */
 export async function purgeTasks(o: PurgeTasksOptions, io: CommandIo): Promise<void> {
-  const { parseTaskStatus } = await import('../../store/board.js');
+  const { parseTaskStatus } = await import('../../store/board-input.js');
   const { parseDuration } = await import('../../store/duration.js');
   const statuses = splitList(o.status).map(parseTaskStatus);
   const olderThanMs = o.olderThan === undefined ? undefined : parseDuration(o.olderThan, 'd', '--older-than');
@@ -218,7 +212,7 @@ export async function purgeTasks(o: PurgeTasksOptions, io: CommandIo): Promise<v
 }
 
 /** Opens the canvas (plan cards) and the board, runs a plan operation, closes both. */
-async function withPlan<T>(io: CommandIo, fn: (canvas: CanvasStore, board: TaskBoard) => T): Promise<T> {
+async function withPlan<T>(io: CommandIo, fn: (canvas: CanvasStore, board: BoardStore) => Promise<T>): Promise<T> {
   const { CanvasStore } = await import('../../store/canvas.js');
   if (!CanvasStore.exists(io.env)) throw new SynapseError('not_found', 'there are no canvas cards yet: post a plan with synapse canvas plan --file plan.json');
   const canvas = CanvasStore.open(io.env);

@@ -3,6 +3,7 @@ import { registerTaskCommands } from './tasks.js';
 import { registerFileSafetyCommands } from './file-safety.js';
 import { registerMemoryCommands } from './memory.js';
 import { registerHistoryCommands } from './history.js';
+import { registerStoreAdminCommands } from './store.js';
 
 /**
  * Registers the shared-store command groups (tasks board, file-safety, memory, history and
@@ -14,4 +15,5 @@ export function registerStoreCommands(program: Command): void {
   registerFileSafetyCommands(program);
   registerMemoryCommands(program);
   registerHistoryCommands(program);
+  registerStoreAdminCommands(program);
 }

@@ -4,7 +4,8 @@ import type { Env } from '../../config/paths.js';
 import { registryDir } from '../../config/paths.js';
 import { liveAgents } from '../../registry/lookup.js';
 import type { RegistryEntry } from '../../registry/entry.js';
-import { TaskBoard } from '../../store/board.js';
+import { openBoard, type BoardStore } from '../../store/board-store.js';
+import { storeTarget } from '../../store/store-url.js';
 import { withNames, type ViewTask } from '../../store/board-view.js';
 import { boardDbPath } from '../../store/settings.js';
 import type { Card, CanvasStore } from '../../store/canvas.js';
@@ -46,14 +47,15 @@ export function agentViews(env: Env): AgentView[] {
  * them what changed elsewhere: the registry (agents' status), the project's task board (a
  * claim made by an agent or the CLI; plan cards follow their tasks), and the canvas file itself
  * when another process wrote it directly. Each watcher polls a cheap change counter (SQLite's
- * `data_version`, the registry's contents) and sends only when it moved.
+ * `data_version`, the board's change token, the registry's contents) and sends only when it moved.
  */
 export class CanvasLive {
   private readonly clients = new Set<WebSocket>();
   private readonly timers: NodeJS.Timeout[] = [];
   private watcher: fs.FSWatcher | null = null;
-  private board: TaskBoard | null = null;
-  private boardVersion = -1;
+  private board: Promise<BoardStore> | null = null;
+  private boardVersion = '';
+  private checkingBoard = false;
   private canvasVersion: number;
   private agentsJson = '';
 
@@ -67,7 +69,7 @@ export class CanvasLive {
   }
 
   start(): void {
-    this.timers.push(setInterval(() => this.checkBoard(), this.pollMs));
+    this.timers.push(setInterval(() => void this.checkBoard(), this.pollMs));
     this.timers.push(setInterval(() => this.checkCanvas(), this.pollMs));
     this.timers.push(setInterval(() => this.checkAgents(), 1000));
     for (const t of this.timers) t.unref();
@@ -84,7 +86,8 @@ export class CanvasLive {
     for (const t of this.timers.splice(0)) clearInterval(t);
     this.watcher?.close();
     for (const c of this.clients) c.close(1001, 'server stopping');
-    this.board?.close();
+    void this.board?.then((b) => b.close()).catch(() => undefined);
+    this.board = null;
   }
 
   add(socket: WebSocket): void {
@@ -103,40 +106,54 @@ export class CanvasLive {
   }
 
   /** The board with names, newest state (empty when the project has no board yet). */
-  boardTasks(): ViewTask[] {
-    const board = this.openBoard();
+  async boardTasks(): Promise<ViewTask[]> {
+    const board = await this.openBoard();
     if (!board) return [];
     const names = new Map(agentViews(this.env).flatMap((a) => (a.name ? [[a.agent_id, a.name] as const] : [])));
-    return board.list().map((t) => withNames(t, names));
+    return (await board.list()).map((t) => withNames(t, names));
   }
 
   private sendTo(socket: WebSocket, event: LiveEvent): void {
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(event));
   }
 
-  private openBoard(): TaskBoard | null {
-    if (!this.board && fs.existsSync(boardDbPath(this.projectDir))) this.board = TaskBoard.forProject(this.projectDir);
+  /** The board, opened once (a SQLite one only when its file exists: the dashboard never creates it). */
+  private async openBoard(): Promise<BoardStore | null> {
+    if (!this.board) {
+      const target = storeTarget(this.projectDir, this.env);
+      if (target.backend === 'sqlite' && !fs.existsSync(boardDbPath(this.projectDir))) return null;
+      const opening = openBoard(this.projectDir, { env: this.env, target });
+      this.board = opening;
+      // A failed open is tried again on the next tick.
+      opening.catch(() => {
+        if (this.board === opening) this.board = null;
+      });
+    }
     return this.board;
   }
 
-  private checkBoard(): void {
+  private async checkBoard(): Promise<void> {
+    if (this.checkingBoard) return;
+    this.checkingBoard = true;
     try {
-      const board = this.openBoard();
+      const board = await this.openBoard();
       if (!board) return;
-      const version = board.dataVersion();
+      const version = await board.changeToken();
       if (version === this.boardVersion) return;
       this.boardVersion = version;
-      this.broadcast({ type: 'board', tasks: this.boardTasks() });
-      for (const id of acceptedPlanIds(board)) {
+      this.broadcast({ type: 'board', tasks: await this.boardTasks() });
+      for (const id of await acceptedPlanIds(board)) {
         try {
-          const { card, changed } = syncPlan(this.canvas, board, id);
+          const { card, changed } = await syncPlan(this.canvas, board, id);
           if (changed.length > 0) this.broadcast({ type: 'card', card });
         } catch {
           // the plan card was deleted, or was never accepted here: nothing to move
         }
       }
     } catch {
-      // a busy or broken board file: tried again on the next tick
+      // a busy or broken board, an unreachable server: tried again on the next tick
+    } finally {
+      this.checkingBoard = false;
     }
   }
 

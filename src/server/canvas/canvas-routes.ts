@@ -106,7 +106,7 @@ export function canvasRoutes(app: FastifyInstance, opts: CanvasRouteOptions): vo
     message: await opts.jump(req.params.target),
   }));
 
-  app.get('/api/board', async () => ({ tasks: live.boardTasks() }));
+  app.get('/api/board', async () => ({ tasks: await live.boardTasks() }));
 
   app.get<{ Querystring: Static<typeof HistoryQuery> }>('/api/history', { schema: { querystring: HistoryQuery } }, async (req) => {
     const history = HistoryStore.openExisting(opts.env);

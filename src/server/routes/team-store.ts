@@ -6,9 +6,12 @@ import type { Static } from 'typebox';
 import type { MemoryQuerySchema, SaveBodySchema } from '../team-store-schemas.js';
 import type { Env } from '../../config/paths.js';
 import { SynapseError } from '../../errors.js';
-import { TaskBoard, parseTaskStatus, type NewTask } from '../../store/board.js';
+import { openBoard, type BoardStore, type NewTask } from '../../store/board-store.js';
+import { parseTaskStatus } from '../../store/board-input.js';
 import { groupTasks, renderBoard, withNames } from '../../store/board-view.js';
-import { SharedMemory, memoryNotice, type Memory } from '../../store/memory.js';
+import { memoryNotice } from '../../store/memory-notice.js';
+import type { Memory } from '../../store/memory-schema.js';
+import { openMemory, type MemoryStore } from '../../store/memory-store.js';
 import { notifyPeers } from '../../a2a/peer-notify.js';
 import { agentNameMap } from '../../registry/lookup.js';
 import { parseDuration } from '../../store/duration.js';
@@ -45,6 +48,27 @@ async function emptyBodyIsObject(req: { body: unknown }): Promise<void> {
   if (req.body === undefined || req.body === null) req.body = {};
 }
 
+/** The board, opened on first use on the configured backend (SQLite file or PostgreSQL); a failed open is tried again next time. */
+function lazyBoard(opts: TeamStoreRouteOptions): { tasks: () => Promise<BoardStore>; close: () => Promise<void> } {
+  let board: Promise<BoardStore> | null = null;
+  const tasks = (): Promise<BoardStore> => {
+    if (!board) {
+      const opening = openBoard(opts.workingDir, { env: opts.env });
+      board = opening;
+      opening.catch(() => {
+        if (board === opening) board = null;
+      });
+    }
+    return board;
+  };
+  const close = async () => {
+    const open = board;
+    board = null;
+    if (open) await open.then((b) => b.close()).catch(() => undefined);
+  };
+  return { tasks, close };
+}
+
 const boardRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (app, opts) => {
   const {
     CreateBodySchema: CreateBody,
@@ -55,16 +79,17 @@ const boardRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (app
     PurgeBodySchema: PurgeBody,
     EmptyBodySchema,
   } = await loadSchemas('team-store-schemas');
-  let board: TaskBoard | null = null;
-  const tasks = () => (board ??= TaskBoard.forProject(opts.workingDir));
-  app.addHook('onClose', async () => board?.close());
+  const { tasks, close } = lazyBoard(opts);
+  app.addHook('onClose', close);
 
   app.get('/tasks/board', { schema: { querystring: BoardQuery } }, async (req, reply) => {
     const q = req.query;
     const names = agentNameMap(opts.env);
     let assignee: string[] | undefined;
     if (q.assignee) assignee = [q.assignee, ...[...names].filter(([, n]) => n === q.assignee).map(([id]) => id)];
-    const list = tasks().list({
+    const list = await (
+      await tasks()
+    ).list({
       status: statuses(q.status),
       assignee,
       group_id: q.group_id,
@@ -83,40 +108,40 @@ const boardRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (app
   });
 
   app.get('/tasks/board/:id', { schema: { params: IdParams } }, async (req) => {
-    const b = tasks();
-    const task = b.get(req.params.id);
-    return { task: withNames(task, agentNameMap(opts.env)), blockers: b.blockers(task.id), dependants: b.dependants(task.id) };
+    const b = await tasks();
+    const task = await b.get(req.params.id);
+    return { task: withNames(task, agentNameMap(opts.env)), blockers: await b.blockers(task.id), dependants: await b.dependants(task.id) };
   });
 
   app.post('/tasks/board', { schema: { body: CreateBody } }, async (req, reply) => {
     const body = req.body;
     if ('tasks' in body) {
       const inputs: NewTask[] = body.tasks.map((t) => ({ ...t, plan_id: t.plan_id ?? body.plan_id }));
-      return reply.status(201).send({ tasks: tasks().createMany(inputs) });
+      return reply.status(201).send({ tasks: await (await tasks()).createMany(inputs) });
     }
-    return reply.status(201).send({ task: tasks().create(body) });
+    return reply.status(201).send({ task: await (await tasks()).create(body) });
   });
 
   app.post('/tasks/board/:id/claim', { schema: { params: IdParams, body: AgentBody }, preValidation: emptyBodyIsObject }, async (req) => {
-    return { task: tasks().claim(req.params.id, req.body.agent_id ?? opts.agentId) };
+    return { task: await (await tasks()).claim(req.params.id, req.body.agent_id ?? opts.agentId) };
   });
 
   app.post('/tasks/board/:id/complete', { schema: { params: IdParams, body: AgentBody }, preValidation: emptyBodyIsObject }, async (req) => {
-    return tasks().complete(req.params.id, { by: req.body.agent_id ?? opts.agentId });
+    return (await tasks()).complete(req.params.id, { by: req.body.agent_id ?? opts.agentId });
   });
 
   app.post('/tasks/board/:id/fail', { schema: { params: IdParams, body: FailBody } }, async (req) => {
-    return { task: tasks().fail(req.params.id, req.body.reason) };
+    return { task: await (await tasks()).fail(req.params.id, req.body.reason) };
   });
 
   app.post('/tasks/board/:id/reopen', { schema: { params: IdParams, body: EmptyBodySchema }, preValidation: emptyBodyIsObject }, async (req) => {
-    return { task: tasks().reopen(req.params.id) };
+    return { task: await (await tasks()).reopen(req.params.id) };
   });
 
   app.post('/tasks/board/purge', { schema: { body: PurgeBody }, preValidation: emptyBodyIsObject }, async (req) => {
     const body = req.body;
     const list = statuses(body.status);
-    return tasks().purge({
+    return (await tasks()).purge({
       statuses: list.length > 0 ? list : ['completed'],
       olderThanMs: body.older_than === undefined ? undefined : parseDuration(body.older_than, 'd', 'older_than'),
       dryRun: body.dry_run,
@@ -150,21 +175,31 @@ const memoryRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (ap
     KeyParamsSchema: KeyParams,
     SaveBodySchema: SaveBody,
   } = await loadSchemas('team-store-schemas');
-  let memory: SharedMemory | null = null;
-  const notes = () => {
+  // Opened on first use on the configured backend; a failed open is tried again next time.
+  let memory: Promise<MemoryStore> | null = null;
+  const notes = async (): Promise<MemoryStore> => {
     if (!sharedMemoryEnabled(opts.env)) throw new SynapseError('not_found', 'shared memory is disabled on this agent (SYNAPSE_SHARED_MEMORY_ENABLED is off)');
-    return (memory ??= SharedMemory.forProject(opts.workingDir, { redact: secretRedactor(opts.env), env: opts.env }));
+    if (!memory) {
+      const opening = openMemory(opts.workingDir, { redact: secretRedactor(opts.env), env: opts.env });
+      memory = opening;
+      opening.catch(() => {
+        if (memory === opening) memory = null;
+      });
+    }
+    return memory;
   };
   const wire = (m: Memory) => wireMemory(m, opts.workingDir);
-  app.addHook('onClose', async () => memory?.close());
+  app.addHook('onClose', async () => {
+    const open = memory;
+    memory = null;
+    if (open) await open.then((m) => m.close()).catch(() => undefined);
+  });
 
   const list = async (req: { query: Static<typeof MemoryQuerySchema> }) => {
     const q = req.query;
     const tags = q.tags === undefined ? undefined : q.tags.split(',').filter((t) => t.trim().length > 0);
     return {
-      memories: notes()
-        .list({ tag: q.tag, tags, author: q.author, limit: q.limit ?? 50 })
-        .map(wire),
+      memories: (await (await notes()).list({ tag: q.tag, tags, author: q.author, limit: q.limit ?? 50 })).map(wire),
     };
   };
   app.get('/memory/list', { schema: { querystring: MemoryQuery } }, list);
@@ -174,7 +209,7 @@ const memoryRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (ap
   const save = (createdStatus: number) => async (req: { body: Static<typeof SaveBodySchema> }, reply: FastifyReply) => {
     const b = req.body;
     const tags = b.tags === undefined ? [] : Array.isArray(b.tags) ? b.tags : [b.tags];
-    const result = notes().save({ key: b.key, content: b.content, tags, author: b.author ?? null });
+    const result = await (await notes()).save({ key: b.key, content: b.content, tags, author: b.author ?? null });
     const notify = b.notify
       ? await notifyPeers({
           env: opts.env,
@@ -190,19 +225,17 @@ const memoryRoutes: FastifyPluginAsyncTypebox<TeamStoreRouteOptions> = async (ap
 
   app.get('/memory/search', { schema: { querystring: SearchQuery } }, async (req) => {
     return {
-      memories: notes()
-        .search(req.query.q, { limit: req.query.limit })
-        .map((hit) => ({ ...wire(hit), score: hit.score })),
+      memories: (await (await notes()).search(req.query.q, { limit: req.query.limit })).map((hit) => ({ ...wire(hit), score: hit.score })),
     };
   });
 
   app.get('/memory/:key', { schema: { params: KeyParams } }, async (req) => {
-    const m = notes();
-    return wire(m.get(m.keyOf(req.params.key)));
+    const m = await notes();
+    return wire(await m.get(await m.keyOf(req.params.key)));
   });
 
   app.delete('/memory/:key', { schema: { params: KeyParams } }, async (req) => {
-    const m = notes();
-    return { deleted: true, id_or_key: req.params.key, memory: wire(m.delete(m.keyOf(req.params.key))) };
+    const m = await notes();
+    return { deleted: true, id_or_key: req.params.key, memory: wire(await m.delete(await m.keyOf(req.params.key))) };
   });
 };

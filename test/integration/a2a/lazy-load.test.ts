@@ -118,6 +118,8 @@ describe('an idle agent', () => {
     // Nor the Canvas dashboard's server and browser packages (only `synapse canvas serve` loads them).
     expect(idle.filter((p) => /\/node_modules\/(@fastify\/websocket|ws|marked|dompurify|mermaid|chart\.js|playwright-core)\//.test(p))).toEqual([]);
     expect(idle.filter((p) => /\/dist\/(server\/canvas|store\/canvas)/.test(p))).toEqual([]);
+    // Nor the PostgreSQL client: only a configured postgres:// store loads it (issue 22).
+    expect(idle.filter((p) => /\/node_modules\/(pg|pg-pool|pg-protocol|pg-types|pgpass)\/|\/dist\/store\/(pg-db|board-pg)\.js/.test(p))).toEqual([]);
 
     // The first JSON-RPC request loads the SDK, not gRPC; the first gRPC call loads gRPC.
     expect((await rpc(`${endpoint}/a2a/jsonrpc`, sendMessage('over json-rpc'))).result.task.status.state).toBe('TASK_STATE_COMPLETED');

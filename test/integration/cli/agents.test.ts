@@ -6,10 +6,20 @@ import { agentLogs, agentStatus, killCommand, listAgents, stopCommand } from '..
 import { listProfilesCommand, startBackground } from '../../../src/cli/commands/run-agent.js';
 import type { CommandIo } from '../../../src/cli/io.js';
 import { isPidAlive } from '../../../src/registry/liveness.js';
-import { withTaskBoard } from '../../../src/store/board.js';
+import { TaskBoard } from '../../../src/store/board.js';
 import { FileSafetyStore } from '../../../src/store/file-safety.js';
 import { runCommand, runJson, type IoOptions } from '../../support/cli-io.js';
 import { cleanupAll, freePort, getJson, postJson, startHeadless, tempHome, textMessage, waitFor, waitForTask } from '../../support/synapse.js';
+
+/** The project's SQLite board (the engine behind the asynchronous interface), opened for one call. */
+function withTaskBoard<T>(projectDir: string, fn: (board: TaskBoard) => T): T {
+  const board = TaskBoard.forProject(projectDir);
+  try {
+    return fn(board);
+  } finally {
+    board.close();
+  }
+}
 
 /**
  * `synapse list / status / logs / stop / kill / start / profiles / doctor` in-process, against

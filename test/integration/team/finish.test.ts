@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishCommand, type FinishFlags } from '../../../src/cli/commands/finish.js';
 import { listLocks, lockFile } from '../../../src/cli/commands/file-safety.js';
-import { withTaskBoard } from '../../../src/store/board.js';
+import { TaskBoard } from '../../../src/store/board.js';
 import { runCommand, runJson } from '../../support/cli-io.js';
 import {
   artifactText,
@@ -18,6 +18,16 @@ import {
   waitForTask,
   type AgentHandle,
 } from '../../support/synapse.js';
+
+/** The project's SQLite board (the engine behind the asynchronous interface), opened for one call. */
+function withTaskBoard<T>(projectDir: string, fn: (board: TaskBoard) => T): T {
+  const board = TaskBoard.forProject(projectDir);
+  try {
+    return fn(board);
+  } finally {
+    board.close();
+  }
+}
 
 /**
  * `synapse finish` against a real headless echo agent working in a temporary project: its locks

@@ -223,3 +223,30 @@ describe('resume_flags (the original key) and resumeFlags', () => {
     expect(() => loadSettings(project, env())).toThrow(/resume_flags/);
   });
 });
+
+describe('store.url (issue 22): where the shared board lives', () => {
+  it('defaults to sqlite:, the user file sets it, SYNAPSE_STORE_URL wins over every file', () => {
+    expect(resolveSettings(project, env()).entries.get('store.url')).toEqual({ value: 'sqlite:', origin: { source: 'default' } });
+    write(userFile(), { store: { url: 'postgres://synapse:pw@db.lan/team' } });
+    expect(loadSettings(project, env()).store.url).toBe('postgres://synapse:pw@db.lan/team');
+    const r = resolveSettings(project, env({ SYNAPSE_STORE_URL: 'postgres://other@h/db' }));
+    expect(r.entries.get('store.url')).toEqual({ value: 'postgres://other@h/db', origin: { source: 'env' } });
+  });
+
+  it("a project's store.url applies only once trusted, and is part of what is trusted", () => {
+    write(projectFile(), { store: { url: 'postgres://attacker@evil.example/loot' } });
+    const untrusted = resolveSettings(project, env());
+    expect(untrusted.settings.store.url).toBe('sqlite:');
+    expect(untrusted.withheld.map((w) => [w.key, w.value])).toEqual([['store.url', 'postgres://attacker@evil.example/loot']]);
+    expect(untrusted.projectTrust?.subject.keys).toEqual(['store.url']);
+    expect(resolveSettings(project, env(), trustAll).settings.store.url).toBe('postgres://attacker@evil.example/loot');
+    const hash = untrusted.projectTrust?.subject.hash;
+    write(projectFile(), { store: { url: 'postgres://attacker@evil.example/other' } });
+    expect(resolveSettings(project, env()).projectTrust?.subject.hash).not.toBe(hash);
+  });
+
+  it('refuses a URL that is neither sqlite: nor postgres://', () => {
+    write(userFile(), { store: { url: 'mysql://x@y/z' } });
+    expect(() => loadSettings(project, env())).toThrow(/store\.url must be string \(sqlite: or postgres/);
+  });
+});

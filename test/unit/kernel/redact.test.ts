@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configuredSecrets, redactDeep, secretRedactor } from '../../../src/redact.js';
+import { configuredSecrets, redactDeep, redactUrl, secretRedactor } from '../../../src/redact.js';
 
 const redact = secretRedactor({});
 
@@ -23,6 +23,11 @@ describe('secret redaction (issue 21 §4)', () => {
       'before\n[REDACTED:private-key]\nafter',
     ],
     ['cut-off private key', '-----BEGIN PRIVATE KEY-----\nMIIEowIBAAKCAQEA', '[REDACTED:private-key]'],
+    [
+      'url password',
+      'store at postgres://synapse:s3cr3t-pw@db.lan:5432/team failed',
+      'store at postgres://synapse:[REDACTED:url-password]@db.lan:5432/team failed',
+    ],
   ])('%s', (_kind, text, want) => {
     expect(redact(text)).toBe(want);
   });
@@ -46,5 +51,17 @@ describe('secret redaction (issue 21 §4)', () => {
     expect(JSON.parse(JSON.stringify(out)).nested.s).not.toContain('p4ss');
     const json = JSON.stringify({ text: 'token=abc123\\"x' });
     expect(() => JSON.parse(redact(json))).not.toThrow();
+  });
+});
+
+describe('store URLs as printed (issue 22)', () => {
+  it.each([
+    ['postgres://synapse:s3cr3t@db.lan:5432/team', 'postgres://synapse:***@db.lan:5432/team'],
+    ['postgresql://u:p%40ss@h/db?sslmode=require&password=x', 'postgresql://u:***@h/db?sslmode=require&password=***'],
+    ['postgres://synapse@db.lan/team', 'postgres://synapse@db.lan/team'],
+    ['sqlite:', 'sqlite:'],
+    ['not a url user:pw@host', 'not a url user:pw@host'],
+  ])('%s', (url, shown) => {
+    expect(redactUrl(url)).toBe(shown);
   });
 });

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BOARD_MIGRATIONS, TaskBoard, claimByA2aTask, completeByA2aTask, createLinkedTask, failByA2aTask } from '../../../src/store/board.js';
+import { BOARD_MIGRATIONS, TaskBoard } from '../../../src/store/board.js';
+import { claimByA2aTask, completeByA2aTask, createLinkedTask, failByA2aTask } from '../../../src/store/board-store.js';
 import { findCycle } from '../../../src/store/board-graph.js';
 import { groupTasks, renderBoard } from '../../../src/store/board-view.js';
 import { openDatabase } from '../../../src/store/sqlite.js';
@@ -183,16 +184,16 @@ describe('task board', () => {
     ).toEqual(['blocker', 'recent', 'waiting']);
   });
 
-  it('drives a linked task from its A2A task: claim on start, complete or fail at the end', () => {
-    const t = createLinkedTask(dir, { subject: 'review', assignee: 'synapse-codex-8120', a2a_task_id: 'a2a-1', created_by: 'synapse-claude-8100' });
+  it('drives a linked task from its A2A task: claim on start, complete or fail at the end', async () => {
+    const t = await createLinkedTask(dir, { subject: 'review', assignee: 'synapse-codex-8120', a2a_task_id: 'a2a-1', created_by: 'synapse-claude-8100' });
     expect(t).toMatchObject({ assignee: 'synapse-codex-8120', a2a_task_id: 'a2a-1', status: 'pending' });
-    expect(claimByA2aTask(dir, 'a2a-1', 'synapse-codex-8120')?.status).toBe('in_progress');
-    expect(completeByA2aTask(dir, 'a2a-1')?.task.status).toBe('completed');
-    expect(completeByA2aTask(dir, 'missing')).toBeNull();
-    createLinkedTask(dir, { subject: 'other', assignee: 'x', a2a_task_id: 'a2a-2' });
-    expect(failByA2aTask(dir, 'a2a-2', 'canceled by user')).toMatchObject({ status: 'failed', fail_reason: 'canceled by user' });
-    expect(claimByA2aTask(dir, 'a2a-2', 'x')?.status).toBe('failed');
-    expect(errorOf(() => createLinkedTask(dir, { subject: 'dup', assignee: 'x', a2a_task_id: 'a2a-1' })).code).toBe('conflict');
+    expect((await claimByA2aTask(dir, 'a2a-1', 'synapse-codex-8120'))?.status).toBe('in_progress');
+    expect((await completeByA2aTask(dir, 'a2a-1'))?.task.status).toBe('completed');
+    expect(await completeByA2aTask(dir, 'missing')).toBeNull();
+    await createLinkedTask(dir, { subject: 'other', assignee: 'x', a2a_task_id: 'a2a-2' });
+    expect(await failByA2aTask(dir, 'a2a-2', 'canceled by user')).toMatchObject({ status: 'failed', fail_reason: 'canceled by user' });
+    expect((await claimByA2aTask(dir, 'a2a-2', 'x'))?.status).toBe('failed');
+    await expect(createLinkedTask(dir, { subject: 'dup', assignee: 'x', a2a_task_id: 'a2a-1' })).rejects.toMatchObject({ code: 'conflict' });
     const later = board.create({ subject: 'link later' });
     board.linkA2aTask(later.id.slice(0, 8), 'a2a-3');
     expect(board.findByA2aTask('a2a-3')?.id).toBe(later.id);

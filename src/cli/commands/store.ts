@@ -1,0 +1,84 @@
+import type { Command } from 'commander';
+import { ExitRequest } from '../exit.js';
+import { printJson, println, processIo, type CommandIo } from '../io.js';
+import { examples, projectDir } from './store-cli.js';
+
+/**
+ * `synapse store status|migrate` (issue 22): which backend holds the shared store (SQLite files or
+ * a PostgreSQL database a team shares), its schema versions, row counts and connection health.
+ * The store modules load only when one runs.
+ */
+
+interface StoreFlags {
+  json?: boolean;
+  url?: string;
+}
+
+async function chosen(flags: StoreFlags) {
+  if (flags.url === undefined) return undefined;
+  const { parseStoreUrl } = await import('../../store/store-url.js');
+  return parseStoreUrl(flags.url);
+}
+
+function schemaLine(c: { created: boolean; schema_version: number; latest_version: number }): string {
+  if (!c.created) return 'not created yet';
+  return `schema ${c.schema_version} of ${c.latest_version}${c.schema_version < c.latest_version ? ' (run synapse store migrate)' : ''}`;
+}
+
+/** `synapse store status`: exit 1 when the store cannot be reached (the JSON says why). */
+async function storeStatusCommand(flags: StoreFlags, io: CommandIo): Promise<void> {
+  const { storeStatus } = await import('../../store/store-status.js');
+  const status = await storeStatus(projectDir(io), { env: io.env, target: await chosen(flags), retryForMs: 3_000 });
+  if (flags.json) printJson(io, status);
+  else {
+    const h = status.health;
+    const board = status.components.board;
+    println(io, `store     ${status.backend}  ${status.location}`);
+    println(
+      io,
+      `health    ${h.ok ? `ok${h.server_version ? ` (PostgreSQL ${h.server_version}, ${h.latency_ms} ms)` : ''}` : `UNAVAILABLE: ${h.error ?? 'unknown error'}`}`,
+    );
+    if (h.ok) {
+      const memory = status.components.memory;
+      println(io, `board     ${schemaLine(board)} · ${board.rows.tasks ?? 0} tasks, ${board.rows.task_deps ?? 0} dependencies`);
+      println(io, `memory    ${schemaLine(memory)} · ${memory.rows.notes ?? 0} notes`);
+    }
+    println(io, `local     ${status.local_only.join(', ')}: still in this machine's files (not in the store yet)`);
+  }
+  if (!status.health.ok) throw new ExitRequest(1);
+}
+
+/** `synapse store migrate`: brings the store's tables to the newest schema. */
+async function storeMigrateCommand(flags: StoreFlags, io: CommandIo): Promise<void> {
+  const { migrateStore } = await import('../../store/store-status.js');
+  const result = await migrateStore(projectDir(io), { env: io.env, target: await chosen(flags), retryForMs: 10_000 });
+  if (flags.json) return printJson(io, result);
+  println(io, `store     ${result.backend}  ${result.location}`);
+  for (const [name, c] of Object.entries(result.components))
+    println(io, `${name.padEnd(10)}${c.from === c.to ? `schema ${c.to}: up to date` : `schema ${c.from} → ${c.to}`}`);
+}
+
+export function registerStoreAdminCommands(program: Command): void {
+  const store = program
+    .command('store')
+    .description(
+      'The shared store (task board, shared memory): SQLite files (default) or a PostgreSQL database a team across machines shares (SYNAPSE_STORE_URL)',
+    );
+  examples(store, ['synapse store status', 'SYNAPSE_STORE_URL=postgres://synapse:PASSWORD@db.lan:5432/team synapse store migrate']);
+  examples(
+    store
+      .command('status')
+      .description('Backend, schema version, row counts and connection health; exit 1 when the store cannot be reached')
+      .option('--url <url>', 'a store URL instead of SYNAPSE_STORE_URL / settings store.url (sqlite: or postgres://…)')
+      .option('--json', 'print as JSON'),
+    ['synapse store status', 'synapse store status --json', 'synapse store status --url postgres://synapse@db.lan:5432/team'],
+  ).action((o: StoreFlags) => storeStatusCommand(o, processIo()));
+  examples(
+    store
+      .command('migrate')
+      .description("Bring the store's tables (board, memory) to the newest schema (agents and commands also do this on first use)")
+      .option('--url <url>', 'a store URL instead of SYNAPSE_STORE_URL / settings store.url')
+      .option('--json', 'print as JSON'),
+    ['synapse store migrate', 'synapse store migrate --json'],
+  ).action((o: StoreFlags) => storeMigrateCommand(o, processIo()));
+}

@@ -1,0 +1,117 @@
+import fs from 'node:fs';
+import type { Env } from '../config/paths.js';
+import { isSynapseError } from '../errors.js';
+import { BOARD_MIGRATIONS } from './board-schema.js';
+import { MEMORY_MIGRATIONS } from './memory-schema.js';
+import { boardDbPath, memoryDbPath } from './settings.js';
+import { storeTarget, type StoreTarget } from './store-url.js';
+
+/** Components still kept in local SQLite files whatever the store URL says (later phases of issue 22). */
+const LOCAL_ONLY = ['file-safety', 'history', 'registry'] as const;
+
+interface ComponentStatus {
+  schema_version: number;
+  latest_version: number;
+  rows: Record<string, number>;
+  created: boolean;
+}
+
+export interface StoreStatus {
+  backend: 'sqlite' | 'postgres';
+  /** The project's .synapse/ board file, or the database URL with its password hidden. */
+  location: string;
+  health: { ok: boolean; latency_ms: number | null; server_version: string | null; error: string | null; code: string | null };
+  components: { board: ComponentStatus; memory: ComponentStatus };
+  local_only: readonly string[];
+}
+
+export interface MigrateResult {
+  backend: 'sqlite' | 'postgres';
+  location: string;
+  components: { board: { from: number; to: number }; memory: { from: number; to: number } };
+}
+
+const empty = (latest: number, rows: Record<string, number>): ComponentStatus => ({ schema_version: 0, latest_version: latest, rows, created: false });
+
+/** Schema version and row counts of one SQLite file, read-only; null when the file does not exist. */
+async function sqliteComponent(file: string, latest: number, tables: Record<string, string>): Promise<ComponentStatus | null> {
+  if (!fs.existsSync(file)) return null;
+  const { openDatabase } = await import('./sqlite.js');
+  const db = openDatabase(file, [], { readonly: true });
+  try {
+    const rows: Record<string, number> = {};
+    for (const [name, table] of Object.entries(tables)) rows[name] = (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    return { schema_version: db.pragma('user_version', { simple: true }) as number, latest_version: latest, rows, created: true };
+  } finally {
+    db.close();
+  }
+}
+
+/** Backend, schema versions, row counts and connection health; never creates or migrates anything. */
+export async function storeStatus(projectDir: string, options: { env: Env; target?: StoreTarget; retryForMs?: number }): Promise<StoreStatus> {
+  const t = options.target ?? storeTarget(projectDir, options.env);
+  const status: StoreStatus = {
+    backend: t.backend,
+    location: t.backend === 'sqlite' ? boardDbPath(projectDir) : t.shown,
+    health: { ok: t.backend === 'sqlite', latency_ms: null, server_version: null, error: null, code: null },
+    components: {
+      board: empty(BOARD_MIGRATIONS.at(-1)!.version, { tasks: 0, task_deps: 0 }),
+      memory: empty(MEMORY_MIGRATIONS.at(-1)!.version, { notes: 0 }),
+    },
+    local_only: LOCAL_ONLY,
+  };
+  try {
+    if (t.backend === 'sqlite') {
+      const board = await sqliteComponent(boardDbPath(projectDir), status.components.board.latest_version, { tasks: 'tasks', task_deps: 'task_deps' });
+      const memory = await sqliteComponent(memoryDbPath(projectDir, options.env), status.components.memory.latest_version, { notes: 'memories' });
+      if (board) status.components.board = board;
+      if (memory) status.components.memory = memory;
+      return status;
+    }
+    const { pgStoreStatus } = await import('./board-pg.js');
+    const s = await pgStoreStatus(t.url, { retryForMs: options.retryForMs });
+    status.health = { ok: true, latency_ms: s.latency_ms, server_version: s.server_version, error: null, code: null };
+    status.components.board = { ...s.board, created: s.board.schema_version > 0 };
+    status.components.memory = { ...s.memory, latest_version: 1, created: s.memory.schema_version > 0 };
+  } catch (err) {
+    status.health = {
+      ok: false,
+      latency_ms: null,
+      server_version: null,
+      error: (err as Error).message,
+      code: isSynapseError(err) ? err.code : 'database_error',
+    };
+  }
+  return status;
+}
+
+/** Runs the migrations of every store component on the configured backend. */
+export async function migrateStore(projectDir: string, options: { env: Env; target?: StoreTarget; retryForMs?: number }): Promise<MigrateResult> {
+  const t = options.target ?? storeTarget(projectDir, options.env);
+  if (t.backend === 'sqlite') {
+    const { openDatabase } = await import('./sqlite.js');
+    const migrate = (file: string, migrations: typeof BOARD_MIGRATIONS) => {
+      const before = fs.existsSync(file) ? openDatabase(file, [], { readonly: true }) : null;
+      const from = before ? (before.pragma('user_version', { simple: true }) as number) : 0;
+      before?.close();
+      const db = openDatabase(file, migrations);
+      const to = db.pragma('user_version', { simple: true }) as number;
+      db.close();
+      return { from, to };
+    };
+    return {
+      backend: 'sqlite',
+      location: boardDbPath(projectDir),
+      components: { board: migrate(boardDbPath(projectDir), BOARD_MIGRATIONS), memory: migrate(memoryDbPath(projectDir, options.env), MEMORY_MIGRATIONS) },
+    };
+  }
+  const [{ pgStoreMigrate }, { pgMemoryMigrate }] = await Promise.all([import('./board-pg.js'), import('./memory-pg.js')]);
+  return {
+    backend: 'postgres',
+    location: t.shown,
+    components: {
+      board: await pgStoreMigrate(t.url, { retryForMs: options.retryForMs }),
+      memory: await pgMemoryMigrate(t.url, { retryForMs: options.retryForMs }),
+    },
+  };
+}

@@ -1,0 +1,118 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, tempHome } from '../../support/synapse.js';
+import { freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
+
+/**
+ * `synapse store status|migrate` and the board commands through the built CLI, on SQLite and on a
+ * real PostgreSQL database chosen by SYNAPSE_STORE_URL (issue 22). The password of the URL never
+ * appears in what the CLI prints.
+ */
+
+const unavailable = postgresUnavailable();
+const t = tempHome();
+const project = path.join(t.home, 'project');
+fs.mkdirSync(project, { recursive: true });
+afterAll(() => t.cleanup());
+
+describe('synapse store on SQLite (the default)', () => {
+  it('reports the board file before and after it exists, and migrates it', async () => {
+    const before = await runCli(['store', 'status', '--json'], { env: t.env, cwd: project });
+    expect(before.code, before.stderr).toBe(0);
+    expect(JSON.parse(before.stdout)).toMatchObject({ backend: 'sqlite', health: { ok: true }, components: { board: { created: false } } });
+    expect(fs.existsSync(path.join(project, '.synapse', 'task_board.db'))).toBe(false);
+    const migrated = await runCli(['store', 'migrate', '--json'], { env: t.env, cwd: project });
+    expect(JSON.parse(migrated.stdout)).toMatchObject({ backend: 'sqlite', components: { board: { from: 0, to: 2 } } });
+    expect((await runCli(['tasks', 'create', 'local task'], { env: t.env, cwd: project })).code).toBe(0);
+    const after = JSON.parse((await runCli(['store', 'status', '--json'], { env: t.env, cwd: project })).stdout);
+    expect(after.components.board).toMatchObject({ created: true, schema_version: 2, rows: { tasks: 1, task_deps: 0 } });
+    const human = await runCli(['store', 'status'], { env: t.env, cwd: project });
+    expect(human.stdout).toMatch(/store\s+sqlite\s+.*task_board\.db/);
+    expect(human.stdout).toMatch(/board\s+schema 2 of 2 · 1 tasks/);
+  });
+
+  it('exits 1 and says why when a PostgreSQL store cannot be reached, without printing its password', async () => {
+    const r = await runCli(['store', 'status', '--url', 'postgres://synapse:hunter2-secret@127.0.0.1:1/team'], { env: t.env, cwd: project, timeoutMs: 30_000 });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/health\s+UNAVAILABLE: cannot reach the PostgreSQL store at postgres:\/\/synapse:\*\*\*@127\.0\.0\.1:1\/team/);
+    expect(r.stdout + r.stderr).not.toContain('hunter2-secret');
+  });
+});
+
+describe.skipIf(unavailable !== '')(`synapse store and synapse tasks on PostgreSQL${unavailable ? ` (SKIPPED: ${unavailable})` : ''}`, () => {
+  let db: { url: string; drop: () => Promise<void> };
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    db = await freshDatabase('synapse_cli');
+    env = { ...t.env, SYNAPSE_STORE_URL: db.url };
+  });
+  afterAll(async () => db?.drop());
+  const password = () => new URL(db.url).password;
+
+  it('migrates, then the tasks commands use the database and status counts their rows', async () => {
+    const migrated = await runCli(['store', 'migrate', '--json'], { env, cwd: project });
+    expect(migrated.code, migrated.stderr).toBe(0);
+    expect(JSON.parse(migrated.stdout)).toMatchObject({ backend: 'postgres', components: { board: { from: 0, to: 1 } } });
+    expect(JSON.parse((await runCli(['store', 'migrate', '--json'], { env, cwd: project })).stdout).components.board).toEqual({ from: 1, to: 1 });
+
+    const a = JSON.parse((await runCli(['tasks', 'create', 'design the schema', '--json'], { env, cwd: project })).stdout);
+    const b = await runCli(['tasks', 'create', 'write the code', '--blocked-by', a.id.slice(0, 8), '--json'], { env, cwd: project });
+    expect(b.code, b.stderr).toBe(0);
+    const claimed = await runCli(['tasks', 'claim', a.id.slice(0, 8), '--as', 'alice', '--json'], { env, cwd: project });
+    expect(JSON.parse(claimed.stdout)).toMatchObject({ status: 'in_progress', claimed_by: 'alice' });
+    const again = await runCli(['tasks', 'claim', a.id.slice(0, 8), '--as', 'bob'], { env, cwd: project });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already claimed by alice/);
+    const list = JSON.parse((await runCli(['tasks', 'list', '--json'], { env, cwd: project })).stdout) as { subject: string; status: string }[];
+    expect(list.map((x) => [x.subject, x.status])).toEqual([
+      ['design the schema', 'in_progress'],
+      ['write the code', 'pending'],
+    ]);
+    // The project's SQLite board was not touched: the rows are in the database.
+    const local = JSON.parse((await runCli(['store', 'status', '--json'], { env: t.env, cwd: project })).stdout);
+    expect(local.components.board.rows.tasks).toBe(1);
+
+    const status = await runCli(['store', 'status', '--json'], { env, cwd: project });
+    expect(status.code, status.stderr).toBe(0);
+    const s = JSON.parse(status.stdout);
+    expect(s).toMatchObject({
+      backend: 'postgres',
+      health: { ok: true, code: null },
+      components: { board: { schema_version: 1, latest_version: 1, rows: { tasks: 2, task_deps: 1 } } },
+    });
+    expect(s.health.server_version).toMatch(/^\d+/);
+    const human = await runCli(['store', 'status'], { env, cwd: project });
+    expect(human.stdout).toMatch(/store\s+postgres\s+postgres:\/\/synapse:\*\*\*@127\.0\.0\.1:\d+\/synapse_cli_/);
+    expect(human.stdout).toMatch(/board\s+schema 1 of 1 · 2 tasks, 1 dependencies/);
+    expect(human.stdout).toMatch(/memory\s+schema 1 of 1 · 0 notes/);
+    for (const out of [status.stdout, human.stdout, migrated.stdout, status.stderr]) expect(out).not.toContain(password());
+  });
+
+  it('keeps shared memory in the database: saved on one "host", read on another with its own HOME', async () => {
+    const saved = await runCli(['memory', 'save', 'db-choice', 'PostgreSQL 15 for the team store', '--tags', 'infra', '--json'], { env, cwd: project });
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(JSON.parse(saved.stdout)).toMatchObject({ created: true, memory: { key: 'db-choice', tags: ['infra'] } });
+    const other = tempHome();
+    try {
+      const otherProject = path.join(other.home, 'checkout');
+      fs.mkdirSync(otherProject);
+      const otherEnv = { ...other.env, SYNAPSE_STORE_URL: db.url };
+      const shown = await runCli(['memory', 'search', 'postgres', '--json'], { env: otherEnv, cwd: otherProject });
+      expect(shown.code, shown.stderr).toBe(0);
+      expect((JSON.parse(shown.stdout) as { key: string }[]).map((h) => h.key)).toEqual(['db-choice']);
+      expect(fs.existsSync(path.join(otherProject, '.synapse', 'memory.db'))).toBe(false);
+    } finally {
+      other.cleanup();
+    }
+    const status = JSON.parse((await runCli(['store', 'status', '--json'], { env, cwd: project })).stdout);
+    expect(status.components.memory).toMatchObject({ schema_version: 1, rows: { notes: 1 }, created: true });
+  });
+
+  it('shows store.url with its password hidden in synapse config show', async () => {
+    const r = await runCli(['config', 'show', '--json'], { env, cwd: project });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('***@127.0.0.1');
+    expect(r.stdout).not.toContain(password());
+  });
+});
