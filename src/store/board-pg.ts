@@ -2,9 +2,10 @@ import { SynapseError } from '../errors.js';
 import { systemClock, iso, type Clock } from '../clock.js';
 import { PgDb, type PgMigration, type Query } from './pg-db.js';
 import type { BoardStore } from './board-api.js';
-import type { BoardTask, NewTask, TaskFilter, TaskRow, TaskStatus } from './board-schema.js';
+import type { BoardTask, NewTask, TaskFilter, TaskRow } from './board-schema.js';
 import {
   FINISHED,
+  attachDeps,
   blockedCompletion,
   blockedRefusal,
   completeRefusal,
@@ -13,6 +14,7 @@ import {
   reopenRefusal,
   shortId,
   type CompleteResult,
+  type DepRow,
   type PurgeOptions,
   type PurgeResult,
 } from './board-rules.js';
@@ -504,21 +506,12 @@ async function lockTask(q: Query, id: string): Promise<BoardTask> {
 /** Attaches each row's `blocked_by` ids and whether any of them is unfinished. */
 async function withDeps(q: Query, rows: TaskRow[]): Promise<BoardTask[]> {
   if (rows.length === 0) return [];
-  const deps = await q<{ task_id: string; blocked_by: string; status: TaskStatus }>(
+  const deps = await q<DepRow>(
     `SELECT d.task_id, d.blocked_by, b.status FROM board_task_deps d JOIN board_tasks b ON b.id = d.blocked_by
       WHERE d.task_id = ANY($1::text[]) ORDER BY b.created_at, b.id COLLATE "C"`,
     [rows.map((r) => r.id)],
   );
-  const byTask = new Map<string, { id: string; status: TaskStatus }[]>();
-  for (const d of deps) {
-    const list = byTask.get(d.task_id) ?? [];
-    list.push({ id: d.blocked_by, status: d.status });
-    byTask.set(d.task_id, list);
-  }
-  return rows.map((r) => {
-    const list = byTask.get(r.id) ?? [];
-    return { ...r, blocked_by: list.map((d) => d.id), blocked: list.some((d) => d.status !== 'completed') };
-  });
+  return attachDeps(rows, deps);
 }
 
 /** What `synapse store status` reports of a PostgreSQL store; never migrates. */

@@ -1,7 +1,8 @@
 import { SynapseError } from '../errors.js';
 import type { Sql } from './store-db.js';
-import type { BoardTask, TaskRow, TaskStatus } from './board-schema.js';
+import type { BoardTask, TaskRow } from './board-schema.js';
 import { pickByPrefix } from './prefix.js';
+import { attachDeps, type DepRow } from './board-rules.js';
 
 /** Board queries shared by the TaskBoard methods; each runs inside the caller's transaction. */
 
@@ -48,15 +49,6 @@ export function withDeps(db: Sql, rows: TaskRow[]): BoardTask[] {
       `SELECT d.task_id, d.blocked_by, b.status FROM task_deps d JOIN tasks b ON b.id = d.blocked_by
        WHERE d.task_id IN (SELECT value FROM json_each(?)) ORDER BY b.created_at`,
     )
-    .all(JSON.stringify(rows.map((r) => r.id))) as { task_id: string; blocked_by: string; status: TaskStatus }[];
-  const byTask = new Map<string, { id: string; status: TaskStatus }[]>();
-  for (const d of deps) {
-    const list = byTask.get(d.task_id) ?? [];
-    list.push({ id: d.blocked_by, status: d.status });
-    byTask.set(d.task_id, list);
-  }
-  return rows.map((r) => {
-    const list = byTask.get(r.id) ?? [];
-    return { ...r, blocked_by: list.map((d) => d.id), blocked: list.some((d) => d.status !== 'completed') };
-  });
+    .all(JSON.stringify(rows.map((r) => r.id))) as DepRow[];
+  return attachDeps(rows, deps);
 }

@@ -5,6 +5,27 @@ import type { BoardTask, TaskRow, TaskStatus } from './board-schema.js';
 
 export const FINISHED: ReadonlySet<TaskStatus> = new Set(['completed', 'failed']);
 
+/** One dependency edge as both backends read it: the task, its blocker and the blocker's status. */
+export interface DepRow {
+  task_id: string;
+  blocked_by: string;
+  status: TaskStatus;
+}
+
+/** Attaches each row's `blocked_by` ids (in the order given) and whether any of them is unfinished. */
+export function attachDeps(rows: TaskRow[], deps: DepRow[]): BoardTask[] {
+  const byTask = new Map<string, DepRow[]>();
+  for (const d of deps) {
+    const list = byTask.get(d.task_id) ?? [];
+    list.push(d);
+    byTask.set(d.task_id, list);
+  }
+  return rows.map((r) => {
+    const list = byTask.get(r.id) ?? [];
+    return { ...r, blocked_by: list.map((d) => d.blocked_by), blocked: list.some((d) => d.status !== 'completed') };
+  });
+}
+
 export interface CompleteResult {
   task: BoardTask;
   /** Pending dependants whose last unfinished blocker was this task: claimable now. */
