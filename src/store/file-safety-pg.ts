@@ -302,6 +302,26 @@ export class PgFileSafety implements FileSafety {
   }
 }
 
+/** `synapse store status`: schema version and row counts of the file-safety tables. */
+export async function pgFileSafetyStatus(
+  url: string,
+  options: { retryForMs?: number } = {},
+): Promise<{ schema_version: number; latest_version: number; rows: Record<string, number> }> {
+  const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });
+  try {
+    const version = await db.schemaVersion('file-safety');
+    const [r] =
+      version > 0
+        ? await db.query<{ locks: number; changes: number }>(
+            `SELECT (SELECT COUNT(*)::int FROM file_locks) AS locks, (SELECT COUNT(*)::int FROM file_changes) AS changes`,
+          )
+        : [];
+    return { schema_version: version, latest_version: FILE_SAFETY_PG_MIGRATIONS.at(-1)!.version, rows: { locks: r?.locks ?? 0, changes: r?.changes ?? 0 } };
+  } finally {
+    await db.close();
+  }
+}
+
 /** `synapse store migrate`: brings the file-safety tables to the newest version. */
 export async function pgFileSafetyMigrate(url: string, options: { retryForMs?: number } = {}): Promise<{ from: number; to: number }> {
   const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });

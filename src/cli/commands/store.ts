@@ -42,6 +42,8 @@ async function storeStatusCommand(flags: StoreFlags, io: CommandIo): Promise<voi
       const memory = status.components.memory;
       println(io, `board     ${schemaLine(board)} · ${board.rows.tasks ?? 0} tasks, ${board.rows.task_deps ?? 0} dependencies`);
       println(io, `memory    ${schemaLine(memory)} · ${memory.rows.notes ?? 0} notes`);
+      const files = status.components.file_safety;
+      println(io, `files     ${schemaLine(files)} · ${files.rows.locks ?? 0} locks, ${files.rows.changes ?? 0} change records`);
     }
     println(io, `local     ${status.local_only.join(', ')}: still in this machine's files (not in the store yet)`);
   }
@@ -55,7 +57,7 @@ async function storeMigrateCommand(flags: StoreFlags, io: CommandIo): Promise<vo
   if (flags.json) return printJson(io, result);
   println(io, `store     ${result.backend}  ${result.location}`);
   for (const [name, c] of Object.entries(result.components))
-    println(io, `${name.padEnd(10)}${c.from === c.to ? `schema ${c.to}: up to date` : `schema ${c.from} → ${c.to}`}`);
+    println(io, `${name.replace('_', '-').padEnd(12)}${c.from === c.to ? `schema ${c.to}: up to date` : `schema ${c.from} → ${c.to}`}`);
 }
 
 export function registerStoreAdminCommands(program: Command): void {
