@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { ExitRequest } from '../exit.js';
 import { printJson, println, processIo, type CommandIo } from '../io.js';
 import { examples, projectDir } from './store-cli.js';
+import { registerStoreTransferCommands } from './store-transfer.js';
 
 /**
  * `synapse store status|migrate` (issue 22): which backend holds the shared store (SQLite files or
@@ -64,9 +65,13 @@ export function registerStoreAdminCommands(program: Command): void {
   const store = program
     .command('store')
     .description(
-      'The shared store (task board, shared memory): SQLite files (default) or a PostgreSQL database a team across machines shares (SYNAPSE_STORE_URL)',
+      'The shared store (task board, shared memory, file locks and change records): SQLite files (default) or a PostgreSQL database a team across machines shares (SYNAPSE_STORE_URL)',
     );
-  examples(store, ['synapse store status', 'SYNAPSE_STORE_URL=postgres://synapse:PASSWORD@db.lan:5432/team synapse store migrate']);
+  examples(store, [
+    'synapse store status',
+    'SYNAPSE_STORE_URL=postgres://synapse:PASSWORD@db.lan:5432/team synapse store migrate',
+    'synapse store export team.jsonl && SYNAPSE_STORE_URL=postgres://synapse:PASSWORD@db.lan:5432/team synapse store import team.jsonl',
+  ]);
   examples(
     store
       .command('status')
@@ -78,9 +83,10 @@ export function registerStoreAdminCommands(program: Command): void {
   examples(
     store
       .command('migrate')
-      .description("Bring the store's tables (board, memory) to the newest schema (agents and commands also do this on first use)")
+      .description("Bring the store's tables (board, memory, file safety) to the newest schema (agents and commands also do this on first use)")
       .option('--url <url>', 'a store URL instead of SYNAPSE_STORE_URL / settings store.url')
       .option('--json', 'print as JSON'),
     ['synapse store migrate', 'synapse store migrate --json'],
   ).action((o: StoreFlags) => storeMigrateCommand(o, processIo()));
+  registerStoreTransferCommands(store);
 }
