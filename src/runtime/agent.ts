@@ -612,4 +612,3 @@ function openTaskStore(env: Env, agentId: string, redact: Redactor, clock: Clock
   fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   return new AgentTaskStore(path.join(stateDir, `${agentId}.db`), { redact, clock });
 }
-

@@ -6,7 +6,16 @@ import { isPidAlive } from '../registry/liveness.js';
 import { PgDb, type PgMigration, type Query } from './pg-db.js';
 import { normalizeDirPath, normalizeFilePath } from './file-paths.js';
 import type { FileSafety, FileSafetyStatus, LockRow, LockWaitOptions } from './file-safety-api.js';
-import { CHANGE_TYPES, type ChangeType, type FileChange, type FileLock, type LockKind, type LockRequest, type LockResult, type WriteCheck } from './file-safety-schema.js';
+import {
+  CHANGE_TYPES,
+  type ChangeType,
+  type FileChange,
+  type FileLock,
+  type LockKind,
+  type LockRequest,
+  type LockResult,
+  type WriteCheck,
+} from './file-safety-schema.js';
 import { heldError, lockTarget, parseLockPattern, requireAgent, waitForLock } from './file-safety-rules.js';
 
 /**

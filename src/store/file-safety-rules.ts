@@ -10,7 +10,7 @@ import type { LockWaitOptions } from './file-safety-api.js';
 /** The rules both file-safety backends share: lock patterns, overlap, the holder's error, agent ids. */
 
 /** How a lock is written: the path, with `/**` after a tree's directory. */
-export function lockLabel(lock: Pick<FileLock, 'path' | 'kind'>): string {
+function lockLabel(lock: Pick<FileLock, 'path' | 'kind'>): string {
   return lock.kind === 'tree' ? `${lock.path}/**` : lock.path;
 }
 
@@ -34,7 +34,7 @@ export function parseLockPattern(input: string): { base: string; kind: LockKind 
   return { base, kind: 'tree' };
 }
 
-export function isUnder(child: string, dir: string): boolean {
+function isUnder(child: string, dir: string): boolean {
   return child === dir || child.startsWith(dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`);
 }
 

@@ -29,7 +29,13 @@ export async function openFileSafety(projectDir: string, options: OpenFileSafety
   const target = options.target ?? storeTarget(projectDir, options.env);
   if (target.backend === 'postgres') {
     const { PgFileSafety } = await import('./file-safety-pg.js');
-    return PgFileSafety.open(target.url, { baseDir: projectDir, clock: options.clock, retryForMs: options.retryForMs, isAlive: options.isAlive, host: options.host });
+    return PgFileSafety.open(target.url, {
+      baseDir: projectDir,
+      clock: options.clock,
+      retryForMs: options.retryForMs,
+      isAlive: options.isAlive,
+      host: options.host,
+    });
   }
   const [{ FileSafetyStore }, { SqliteFileSafety }] = await Promise.all([import('./file-safety.js'), import('./file-safety-sqlite.js')]);
   return new SqliteFileSafety(FileSafetyStore.forProject(projectDir, options.env, { clock: options.clock, isAlive: options.isAlive }));

@@ -8,7 +8,6 @@ import { systemClock, iso, type Clock } from '../clock.js';
 import { isPidAlive } from '../registry/liveness.js';
 import { normalizeFilePath } from './file-paths.js';
 import { fileSafetyDbPath, fileSafetyEnabled } from './settings.js';
-import { formatDuration } from './duration.js';
 import { heldError, lockTarget, overlaps, parseLockPattern, requireAgent, waitForLock } from './file-safety-rules.js';
 import type { LockWaitOptions } from './file-safety-api.js';
 import {

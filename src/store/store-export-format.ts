@@ -11,8 +11,8 @@ import { SynapseError } from '../errors.js';
  * its pid runs on). Every line is checked against these schemas before anything is written.
  */
 
-export const EXPORT_FORMAT = 'synapse-store';
-export const EXPORT_VERSION = 1;
+const EXPORT_FORMAT = 'synapse-store';
+const EXPORT_VERSION = 1;
 
 const Text = Type.String({ maxLength: 1_000_000 });
 const Id = Type.String({ minLength: 1, maxLength: 200 });
@@ -87,11 +87,7 @@ const ChangeRowSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export type TaskRowOut = Static<typeof TaskRowSchema>;
-export type DepRowOut = Static<typeof DepRowSchema>;
-export type NoteRowOut = Static<typeof NoteRowSchema>;
 export type LockRowOut = Static<typeof LockRowSchema>;
-export type ChangeRowOut = Static<typeof ChangeRowSchema>;
 
 /** The tables, in the order they are written and imported (a dependency after both its tasks). */
 export const TABLES = {
@@ -106,11 +102,11 @@ export type TableName = keyof typeof TABLES;
 export const TABLE_NAMES = Object.keys(TABLES) as TableName[];
 
 export interface ExportRows {
-  board_tasks: TaskRowOut[];
-  board_task_deps: DepRowOut[];
-  memory_notes: NoteRowOut[];
+  board_tasks: Static<typeof TaskRowSchema>[];
+  board_task_deps: Static<typeof DepRowSchema>[];
+  memory_notes: Static<typeof NoteRowSchema>[];
   file_locks: LockRowOut[];
-  file_changes: ChangeRowOut[];
+  file_changes: Static<typeof ChangeRowSchema>[];
 }
 
 export const emptyRows = (): ExportRows => ({ board_tasks: [], board_task_deps: [], memory_notes: [], file_locks: [], file_changes: [] });
@@ -196,15 +192,15 @@ function sortedRows<T>(table: TableName, rows: T[]): T[] {
 /** The store file's text: the header, then every row of every table in table order. */
 export function formatExport(rows: ExportRows, backend: 'sqlite' | 'postgres', exportedAt: string): string {
   const out = [JSON.stringify({ format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: exportedAt, backend })];
-  for (const t of TABLE_NAMES) for (const row of sortedRows(t, rows[t] as unknown[])) out.push(`{"table":${JSON.stringify(t)},"row":${canonical(t, row as Record<string, unknown>)}}`);
+  for (const t of TABLE_NAMES)
+    for (const row of sortedRows(t, rows[t] as unknown[])) out.push(`{"table":${JSON.stringify(t)},"row":${canonical(t, row as Record<string, unknown>)}}`);
   return `${out.join('\n')}\n`;
 }
 
 /** Per table: rows added, and rows already there with the same content. */
 export type ImportCounts = Record<TableName, { inserted: number; unchanged: number }>;
 
-export const zeroCounts = (): ImportCounts =>
-  Object.fromEntries(TABLE_NAMES.map((t) => [t, { inserted: 0, unchanged: 0 }])) as ImportCounts;
+export const zeroCounts = (): ImportCounts => Object.fromEntries(TABLE_NAMES.map((t) => [t, { inserted: 0, unchanged: 0 }])) as ImportCounts;
 
 /** Refuses an import row whose key is there already with other content. */
 export function conflictError(table: TableName, key: string, line: number | undefined, existing: string, incoming: string): SynapseError {

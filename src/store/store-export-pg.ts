@@ -58,7 +58,11 @@ export async function importPg(url: string, rows: ExportRows, lines: Map<string,
   try {
     return await db.tx(async (q) => {
       const counts = zeroCounts();
-      await q(`LOCK TABLE ${Object.values(TABLE_SQL).map((s) => s.table).join(', ')} IN SHARE ROW EXCLUSIVE MODE`);
+      await q(
+        `LOCK TABLE ${Object.values(TABLE_SQL)
+          .map((s) => s.table)
+          .join(', ')} IN SHARE ROW EXCLUSIVE MODE`,
+      );
       for (const t of Object.keys(TABLE_SQL) as TableName[]) {
         for (const row of rows[t] as Record<string, unknown>[]) await importRow(q, t, row, counts, lines);
         if (TABLE_SQL[t].identity && counts[t].inserted > 0) {
@@ -80,7 +84,10 @@ async function importRow(q: Query, t: TableName, row: Record<string, unknown>, c
   const k = rowKey(t, row);
   const line = lines.get(`${t} ${k}`);
   const incoming = canonical(t, row);
-  const [existing] = await q(`SELECT ${cols.join(', ')} FROM ${table} WHERE ${key.map((c, i) => `${c} = $${i + 1}`).join(' AND ')}`, key.map((c) => row[c]));
+  const [existing] = await q(
+    `SELECT ${cols.join(', ')} FROM ${table} WHERE ${key.map((c, i) => `${c} = $${i + 1}`).join(' AND ')}`,
+    key.map((c) => row[c]),
+  );
   if (existing) {
     const have = canonical(t, existing);
     if (have !== incoming) throw conflictError(t, k, line, have, incoming);

@@ -86,7 +86,14 @@ for (const backend of [sqlite(), postgres()]) {
       expect(store.backend).toBe(backend.name);
       const first = await store.lock({ path: 'src/app.ts', agent: 'alice', pid: 1001, intent: 'refactor', ttlMs: 60_000 });
       expect(first).toMatchObject({ renewed: false, reaped: null });
-      expect(first.lock).toMatchObject({ path: file('src/app.ts'), kind: 'file', agent_id: 'alice', pid: 1001, intent: 'refactor', expires_at: '2026-01-01T00:01:00.000Z' });
+      expect(first.lock).toMatchObject({
+        path: file('src/app.ts'),
+        kind: 'file',
+        agent_id: 'alice',
+        pid: 1001,
+        intent: 'refactor',
+        expires_at: '2026-01-01T00:01:00.000Z',
+      });
       now += 10_000;
       const again = await store.lock({ path: './src/../src/app.ts', agent: 'alice', pid: 1001, ttlMs: 60_000 });
       expect(again).toMatchObject({ renewed: true, lock: { intent: 'refactor', expires_at: '2026-01-01T00:01:10.000Z' } });
@@ -145,7 +152,14 @@ for (const backend of [sqlite(), postgres()]) {
 
     it('records changes and reads them by file, recency and task; cleanup drops old ones', async () => {
       const a = await store.record({ path: 'src/a.ts', agent: 'alice', type: 'create', intent: 'new', taskId: 't1' });
-      expect(a).toMatchObject({ path: file('src/a.ts'), agent_id: 'alice', change_type: 'create', intent: 'new', task_id: 't1', recorded_at: '2026-01-01T00:00:00.000Z' });
+      expect(a).toMatchObject({
+        path: file('src/a.ts'),
+        agent_id: 'alice',
+        change_type: 'create',
+        intent: 'new',
+        task_id: 't1',
+        recorded_at: '2026-01-01T00:00:00.000Z',
+      });
       now += 1_000;
       const b = await store.record({ path: 'src/a.ts', agent: 'bob', type: 'modify' });
       now += 1_000;

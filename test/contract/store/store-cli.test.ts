@@ -109,10 +109,13 @@ describe.skipIf(unavailable !== '')(`synapse store and synapse tasks on PostgreS
     expect(status.components.memory).toMatchObject({ schema_version: 1, rows: { notes: 1 }, created: true });
   });
 
-  it('keeps file locks and change records in the database: locked in one checkout, binding in another host\'s checkout', async () => {
+  it("keeps file locks and change records in the database: locked in one checkout, binding in another host's checkout", async () => {
     const locked = await runCli(['file-safety', 'lock', 'src/app.ts', 'alice', '--pid', '0', '--intent', 'refactor', '--json'], { env, cwd: project });
     expect(locked.code, locked.stderr).toBe(0);
-    expect(JSON.parse(locked.stdout)).toMatchObject({ renewed: false, lock: { agent_id: 'alice', path: path.join(fs.realpathSync(project), 'src', 'app.ts') } });
+    expect(JSON.parse(locked.stdout)).toMatchObject({
+      renewed: false,
+      lock: { agent_id: 'alice', path: path.join(fs.realpathSync(project), 'src', 'app.ts') },
+    });
     const recorded = await runCli(['file-safety', 'record', 'src/app.ts', 'alice', '--type', 'modify', '--json'], { env, cwd: project });
     expect(recorded.code, recorded.stderr).toBe(0);
     const other = tempHome();
@@ -123,7 +126,10 @@ describe.skipIf(unavailable !== '')(`synapse store and synapse tasks on PostgreS
       const otherEnv = { ...other.env, SYNAPSE_STORE_URL: db.url };
       const denied = await runCli(['file-safety', 'validate', 'src/app.ts', 'bob', '--json'], { env: otherEnv, cwd: otherProject });
       expect(denied.code).toBe(1);
-      expect(JSON.parse(denied.stdout)).toMatchObject({ allowed: false, holder: { agent_id: 'alice', path: path.join(fs.realpathSync(otherProject), 'src', 'app.ts') } });
+      expect(JSON.parse(denied.stdout)).toMatchObject({
+        allowed: false,
+        holder: { agent_id: 'alice', path: path.join(fs.realpathSync(otherProject), 'src', 'app.ts') },
+      });
       const history = JSON.parse((await runCli(['file-safety', 'history', 'src/app.ts', '--json'], { env: otherEnv, cwd: otherProject })).stdout);
       expect(history).toMatchObject([{ agent_id: 'alice', change_type: 'modify' }]);
       expect(fs.existsSync(path.join(otherProject, '.synapse', 'file_safety.db'))).toBe(false);

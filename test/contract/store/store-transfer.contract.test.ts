@@ -85,7 +85,9 @@ describe('synapse store export|import on SQLite', () => {
     await expect(importStore(target, 'x.jsonl', `${lines[0]}\n{"table":"nope","row":{}}\n`, { env, target: sqlite })).rejects.toMatchObject({
       message: expect.stringContaining('line 2: unknown table "nope"'),
     });
-    await expect(importStore(target, 'x.jsonl', '{"format":"other"}\n', { env, target: sqlite })).rejects.toMatchObject({ message: expect.stringContaining('line 1') });
+    await expect(importStore(target, 'x.jsonl', '{"format":"other"}\n', { env, target: sqlite })).rejects.toMatchObject({
+      message: expect.stringContaining('line 1'),
+    });
     expect(fs.existsSync(path.join(target, '.synapse'))).toBe(false);
   });
 
