@@ -235,7 +235,9 @@ export async function fileSafetyDebug(io: CommandIo): Promise<void> {
 /** Declarations only, one block per subcommand: long, but there is no logic in it. */
 // eslint-disable-next-line max-lines-per-function -- commander declarations, no logic
 export function registerFileSafetyCommands(program: Command): void {
-  const fsCmd = program.command('file-safety').description('Per-file locks and a change log shared by the agents of this project (.synapse/file_safety.db)');
+  const fsCmd = program
+    .command('file-safety')
+    .description('Per-file locks and a change log shared by the agents of this project (.synapse/file_safety.db, or the PostgreSQL store: SYNAPSE_STORE_URL)');
   examples(fsCmd, [
     'synapse file-safety lock src/app.ts alice --intent "refactor login"',
     'synapse file-safety validate src/app.ts bob',
