@@ -94,7 +94,8 @@ export async function validateWrite(projectDir: string, filePath: string, agent:
   }
   if (!postgres || !fileSafetyEnabled(env)) return sqlite.validateWrite(projectDir, filePath, agent, env);
   try {
-    return await withFileSafety(projectDir, { env }, (s) => s.check(filePath, agent));
+    // A hook waits for this before the write goes on: a store that cannot be reached is refused after seconds, not ten.
+    return await withFileSafety(projectDir, { env, retryForMs: 3_000 }, (s) => s.check(filePath, agent));
   } catch (err) {
     const path = sqlite.normalizeFilePath(filePath, projectDir);
     return { allowed: false, path, holder: null, reason: `file-safety store unreadable, denying writes: ${(err as Error).message}` };

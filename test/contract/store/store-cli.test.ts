@@ -145,6 +145,20 @@ describe.skipIf(unavailable !== '')(`synapse store and synapse tasks on PostgreS
     expect(unlocked.stdout).toContain('unlocked');
   });
 
+  it('8 processes locking one file through the database: exactly one wins', async () => {
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        runCli(['file-safety', 'lock', 'src/race.ts', `racer-${i}`, '--pid', '0', '--json'], { env, cwd: project, timeoutMs: 60_000 }),
+      ),
+    );
+    const winners = runs.filter((r) => r.code === 0);
+    expect(winners).toHaveLength(1);
+    for (const r of runs.filter((x) => x.code !== 0)) expect(r.stderr).toMatch(/src\/race\.ts is locked by racer-\d/);
+    const locks = JSON.parse((await runCli(['file-safety', 'locks', '--json'], { env, cwd: project })).stdout) as { agent_id: string; path: string }[];
+    const raced = locks.filter((l) => l.path.endsWith(path.join('src', 'race.ts')));
+    expect(raced.map((l) => l.agent_id)).toEqual([JSON.parse(winners[0]!.stdout).lock.agent_id]);
+  });
+
   it('shows store.url with its password hidden in synapse config show', async () => {
     const r = await runCli(['config', 'show', '--json'], { env, cwd: project });
     expect(r.code, r.stderr).toBe(0);
