@@ -176,16 +176,20 @@ for (const backend of [sqlite(), postgres()]) {
       await expect(store.cleanup(-1)).rejects.toMatchObject({ code: 'usage' });
     });
 
-    it.runIf(backend.name === 'postgres')('across hosts: another host’s pid is not checked, its lock lives until its TTL', async () => {
-      const other = await open('host-b');
-      await other.lock({ path: 'shared.ts', agent: 'remote', pid: 4242, ttlMs: 30_000 });
-      // 4242 is not alive here, but it runs on host-b: this host cannot tell, so the TTL decides.
-      expect(await store.check('shared.ts', 'local')).toMatchObject({ allowed: false, holder: { agent_id: 'remote', host: 'host-b' } });
-      await expect(store.lock({ path: 'shared.ts', agent: 'local', pid: 1001, ttlMs: 30_000 })).rejects.toMatchObject({ code: 'lock_held' });
-      // On host-b itself the dead pid makes the lock stale.
-      expect(await other.check('shared.ts', 'local')).toMatchObject({ allowed: true });
-      now += 31_000;
-      expect(await store.lock({ path: 'shared.ts', agent: 'local', pid: 1001, ttlMs: 30_000 })).toMatchObject({ lock: { agent_id: 'local', host: 'host-a' } });
-    });
+    // SQLite is one machine's file: there is no other host to ask about.
+    if (backend.name === 'postgres')
+      it('across hosts: another host’s pid is not checked, its lock lives until its TTL', async () => {
+        const other = await open('host-b');
+        await other.lock({ path: 'shared.ts', agent: 'remote', pid: 4242, ttlMs: 30_000 });
+        // 4242 is not alive here, but it runs on host-b: this host cannot tell, so the TTL decides.
+        expect(await store.check('shared.ts', 'local')).toMatchObject({ allowed: false, holder: { agent_id: 'remote', host: 'host-b' } });
+        await expect(store.lock({ path: 'shared.ts', agent: 'local', pid: 1001, ttlMs: 30_000 })).rejects.toMatchObject({ code: 'lock_held' });
+        // On host-b itself the dead pid makes the lock stale.
+        expect(await other.check('shared.ts', 'local')).toMatchObject({ allowed: true });
+        now += 31_000;
+        expect(await store.lock({ path: 'shared.ts', agent: 'local', pid: 1001, ttlMs: 30_000 })).toMatchObject({
+          lock: { agent_id: 'local', host: 'host-a' },
+        });
+      });
   });
 }
