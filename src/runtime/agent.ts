@@ -16,7 +16,6 @@ import type { RegistryEntry } from '../registry/entry.js';
 import type { FileRegistry } from '../registry/registry.js';
 import { ReplyStack } from '../registry/reply-stack.js';
 import { AgentTaskStore } from '../store/agent-tasks.js';
-import { hasActiveLocks } from '../store/file-safety.js';
 import { HistoryRecorder } from '../store/history-recorder.js';
 import { WebhookStore } from '../store/webhooks.js';
 import { agentApi } from './agent-api-impl.js';
@@ -401,9 +400,9 @@ class Agent {
     const { identity, clock } = this.f;
     const { env, cwd } = this.opts;
     // Compound signal: a quiet screen is not idle while a task runs or files are locked.
-    this.session.protectWhile(() => this.delivery.busy || locksHeldOrUnknown(cwd, identity.agentId, env));
-    gateIdle(this.gates, this.session.tracker, this.presence.status, (m) => this.logger.warn(m));
     const locks = startLockSignal(cwd, identity.agentId, env, this.presence.status);
+    this.session.protectWhile(() => this.delivery.busy || locks.held());
+    gateIdle(this.gates, this.session.tracker, this.presence.status, (m) => this.logger.warn(m));
     this.stopLockSignal = () => locks.stop();
     this.session.tracker.on('change', (r: { status: 'READY' | 'PROCESSING' | 'WAITING' }) => {
       if (r.status === 'READY') locks.refresh();
@@ -612,13 +611,4 @@ function openTaskStore(env: Env, agentId: string, redact: Redactor, clock: Clock
   const stateDir = agentStateDir(env);
   fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   return new AgentTaskStore(path.join(stateDir, `${agentId}.db`), { redact, clock });
-}
-
-/** Locks held by this agent; an unreadable lock database counts as held (fail closed). */
-function locksHeldOrUnknown(cwd: string, agentId: string, env: Env): boolean {
-  try {
-    return hasActiveLocks(cwd, agentId, env);
-  } catch {
-    return true;
-  }
 }

@@ -1,5 +1,5 @@
 import type { Env } from '../config/paths.js';
-import { purgeFileSafety } from '../store/file-safety.js';
+import { purgeFileSafety } from '../store/file-safety-store.js';
 
 const DAY_MS = 86_400_000;
 /** The first purge waits until the agent has started: nothing that can wait runs before the HTTP face answers. */
@@ -10,9 +10,9 @@ const FIRST_AFTER_MS = 5_000;
  * and then daily, as the original does. Returns the function that stops it.
  */
 export function startFileSafetyRetention(projectDir: string, env: Env, days: number, log: (line: string) => void, firstAfterMs = FIRST_AFTER_MS): () => void {
-  const run = (): void => {
+  const run = async (): Promise<void> => {
     try {
-      const r = purgeFileSafety(projectDir, env, days);
+      const r = await purgeFileSafety(projectDir, env, days);
       if (r && (r.changes_deleted || r.locks_reaped))
         log(`file-safety retention (${days} d): deleted ${r.changes_deleted} change record(s), removed ${r.locks_reaped} stale lock(s)`);
     } catch (err) {
@@ -20,9 +20,9 @@ export function startFileSafetyRetention(projectDir: string, env: Env, days: num
       log(`file-safety retention: ${err instanceof Error ? err.message : String(err)}`);
     }
   };
-  const first = setTimeout(run, firstAfterMs);
+  const first = setTimeout(() => void run(), firstAfterMs);
   first.unref();
-  const daily = setInterval(run, DAY_MS);
+  const daily = setInterval(() => void run(), DAY_MS);
   daily.unref();
   return () => {
     clearTimeout(first);

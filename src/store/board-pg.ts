@@ -27,7 +27,7 @@ import { pickByPrefix } from './prefix.js';
  * so both backends hand out identical tasks), prefixed `board_` because one database holds every
  * store component of a team.
  */
-const BOARD_PG_MIGRATIONS: PgMigration[] = [
+export const BOARD_PG_MIGRATIONS: PgMigration[] = [
   {
     version: 1,
     sql: `

@@ -62,6 +62,8 @@ export interface FileLock {
   intent: string | null;
   locked_at: string;
   expires_at: string;
+  /** PostgreSQL store only: the host the holder runs on (its pid is checked on that host alone; elsewhere the TTL decides). */
+  host?: string;
 }
 
 export interface FileChange {

@@ -1,15 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { SynapseError } from '../errors.js';
 import type { Env } from '../config/paths.js';
 import type { Sql } from './store-db.js';
 import { StoreDb } from './store-db.js';
 import { systemClock, iso, type Clock } from '../clock.js';
 import { isPidAlive } from '../registry/liveness.js';
-import { normalizeDirPath, normalizeFilePath } from './file-paths.js';
+import { normalizeFilePath } from './file-paths.js';
 import { fileSafetyDbPath, fileSafetyEnabled } from './settings.js';
-import { formatDuration } from './duration.js';
+import { heldError, lockTarget, overlaps, parseLockPattern, requireAgent, waitForLock } from './file-safety-rules.js';
+import type { LockWaitOptions } from './file-safety-api.js';
 import {
   CHANGE_TYPES,
   FILE_SAFETY_MIGRATIONS,
@@ -31,13 +31,6 @@ export interface FileSafetyOptions {
   clock?: Clock;
   /** Replaced in unit tests; the real check is `kill(pid, 0)`. */
   isAlive?: (pid: number) => boolean;
-}
-
-export interface LockWaitOptions {
-  timeoutMs: number;
-  intervalMs: number;
-  /** Called before each wait with the current holder, e.g. to show progress. */
-  onWait?: (holder: FileLock) => void;
 }
 
 /**
@@ -77,24 +70,9 @@ export class FileSafetyStore {
     return normalizeFilePath(filePath, this.baseDir);
   }
 
-  /**
-   * The canonical path of a file of the project; a path that climbs out of it (`../x`, an
-   * absolute path elsewhere, a symlink that points outside) is refused: a lock is for the
-   * project's own files, and a peer must not make an agent guard, or name, files outside it.
-   */
-  private insideProject(input: string): string {
-    const filePath = this.normalize(input);
-    const root = normalizeDirPath(this.baseDir);
-    const rel = path.relative(root, filePath);
-    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel))
-      throw new SynapseError('invalid_input', `${JSON.stringify(input)} is not a file of the project (${root}): lock files inside it, e.g. src/app.ts`);
-    return filePath;
-  }
-
   /** A lock target: a file, or a directory tree written `dir/**`; any other glob is refused. */
   target(input: string): { path: string; kind: LockKind } {
-    const { base, kind } = parseLockPattern(input);
-    return { path: this.insideProject(base), kind };
+    return lockTarget(input, this.baseDir);
   }
 
   /** Another agent's live lock that overlaps `target` (same path, or one inside the other's tree). */
@@ -155,22 +133,8 @@ export class FileSafetyStore {
   }
 
   /** `lock`, retrying while another agent holds it, until `timeoutMs` has passed. */
-  async lockWait(req: LockRequest, wait: LockWaitOptions): Promise<LockResult> {
-    const deadline = this.clock.now() + wait.timeoutMs;
-    for (;;) {
-      try {
-        return this.lock(req);
-      } catch (err) {
-        const holder = (err as SynapseError).details?.holder as FileLock | undefined;
-        if (!(err instanceof SynapseError) || err.code !== 'lock_held' || !holder) throw err;
-        const left = deadline - this.clock.now();
-        if (left <= 0) {
-          throw new SynapseError('lock_held', `${err.message}; gave up after waiting ${formatDuration(wait.timeoutMs)}`, err.details);
-        }
-        wait.onWait?.(holder);
-        await delay(Math.min(wait.intervalMs, left));
-      }
-    }
+  lockWait(req: LockRequest, wait: LockWaitOptions): Promise<LockResult> {
+    return waitForLock(async () => this.lock(req), this.clock, wait);
   }
 
   /**
@@ -330,54 +294,6 @@ export class FileSafetyStore {
 
 function getLock(db: Sql, filePath: string): FileLock | undefined {
   return db.prepare(`SELECT * FROM locks WHERE path = ?`).get(filePath) as FileLock | undefined;
-}
-
-/** How a lock is written: the path, with `/**` after a tree's directory. */
-function lockLabel(lock: Pick<FileLock, 'path' | 'kind'>): string {
-  return lock.kind === 'tree' ? `${lock.path}/**` : lock.path;
-}
-
-const GLOB = /[*?[\]{}]/;
-
-/**
- * `dir/**` is a tree lock on `dir`; a path with no glob characters is a file lock; anything else
- * (`src/*.ts`, `**`, a `**` in the middle, `src/auth/*`) is refused: a lock must say exactly what it covers.
- */
-function parseLockPattern(input: string): { base: string; kind: LockKind } {
-  const raw = typeof input === 'string' ? input.trim() : '';
-  if (!GLOB.test(raw)) return { base: raw, kind: 'file' };
-  const tree = /^(.*?)\/+\*\*\/?$/.exec(raw);
-  const base = tree?.[1] ?? '';
-  if (!tree || base.trim() === '' || GLOB.test(base)) {
-    throw new SynapseError(
-      'invalid_input',
-      `ambiguous lock pattern ${JSON.stringify(input)}: lock one file (src/app.ts) or one directory tree written as the directory followed by /** (src/auth/**)`,
-    );
-  }
-  return { base, kind: 'tree' };
-}
-
-function isUnder(child: string, dir: string): boolean {
-  return child === dir || child.startsWith(dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`);
-}
-
-function overlaps(held: Pick<FileLock, 'path' | 'kind'>, wanted: { path: string; kind: LockKind }): boolean {
-  if (held.path === wanted.path) return true;
-  return (held.kind === 'tree' && isUnder(wanted.path, held.path)) || (wanted.kind === 'tree' && isUnder(held.path, wanted.path));
-}
-
-function heldError(holder: FileLock, now: number): SynapseError {
-  const left = formatDuration(Date.parse(holder.expires_at) - now);
-  const pid = holder.pid === null ? '' : `, pid ${holder.pid}`;
-  const intent = holder.intent ? `: ${holder.intent}` : '';
-  return new SynapseError('lock_held', `${lockLabel(holder)} is locked by ${holder.agent_id}${pid} (expires in ${left})${intent}`, { holder });
-}
-
-function requireAgent(agent: string): string {
-  const who = typeof agent === 'string' ? agent.trim() : '';
-  if (who.length === 0) throw new SynapseError('usage', 'an agent id or name is required');
-  if (who.length > 200) throw new SynapseError('invalid_input', 'agent id is too long');
-  return who;
 }
 
 // ── one-call helpers for code that holds no store open (synapse list/status/trace, hooks) ──

@@ -11,7 +11,7 @@ import { normalizeTags, prepareSave, searchWords, validateKey } from './memory-r
  * array), plus a generated `tsvector` (key weighted A, tags B, content C) with a GIN index for
  * search. The 'simple' configuration, like SQLite's unicode61 tokenizer, does no stemming.
  */
-const MEMORY_PG_MIGRATIONS: PgMigration[] = [
+export const MEMORY_PG_MIGRATIONS: PgMigration[] = [
   {
     version: 1,
     sql: `

@@ -2,12 +2,13 @@ import fs from 'node:fs';
 import type { Env } from '../config/paths.js';
 import { isSynapseError } from '../errors.js';
 import { BOARD_MIGRATIONS } from './board-schema.js';
+import { FILE_SAFETY_MIGRATIONS } from './file-safety-schema.js';
 import { MEMORY_MIGRATIONS } from './memory-schema.js';
-import { boardDbPath, memoryDbPath } from './settings.js';
+import { boardDbPath, fileSafetyDbPath, memoryDbPath } from './settings.js';
 import { storeTarget, type StoreTarget } from './store-url.js';
 
 /** Components still kept in local SQLite files whatever the store URL says (later phases of issue 22). */
-const LOCAL_ONLY = ['file-safety', 'history', 'registry'] as const;
+const LOCAL_ONLY = ['history', 'registry'] as const;
 
 interface ComponentStatus {
   schema_version: number;
@@ -21,14 +22,14 @@ export interface StoreStatus {
   /** The project's .synapse/ board file, or the database URL with its password hidden. */
   location: string;
   health: { ok: boolean; latency_ms: number | null; server_version: string | null; error: string | null; code: string | null };
-  components: { board: ComponentStatus; memory: ComponentStatus };
+  components: { board: ComponentStatus; memory: ComponentStatus; file_safety: ComponentStatus };
   local_only: readonly string[];
 }
 
 export interface MigrateResult {
   backend: 'sqlite' | 'postgres';
   location: string;
-  components: { board: { from: number; to: number }; memory: { from: number; to: number } };
+  components: { board: { from: number; to: number }; memory: { from: number; to: number }; file_safety: { from: number; to: number } };
 }
 
 const empty = (latest: number, rows: Record<string, number>): ComponentStatus => ({ schema_version: 0, latest_version: latest, rows, created: false });
@@ -57,6 +58,7 @@ export async function storeStatus(projectDir: string, options: { env: Env; targe
     components: {
       board: empty(BOARD_MIGRATIONS.at(-1)!.version, { tasks: 0, task_deps: 0 }),
       memory: empty(MEMORY_MIGRATIONS.at(-1)!.version, { notes: 0 }),
+      file_safety: empty(FILE_SAFETY_MIGRATIONS.at(-1)!.version, { locks: 0, changes: 0 }),
     },
     local_only: LOCAL_ONLY,
   };
@@ -64,8 +66,13 @@ export async function storeStatus(projectDir: string, options: { env: Env; targe
     if (t.backend === 'sqlite') {
       const board = await sqliteComponent(boardDbPath(projectDir), status.components.board.latest_version, { tasks: 'tasks', task_deps: 'task_deps' });
       const memory = await sqliteComponent(memoryDbPath(projectDir, options.env), status.components.memory.latest_version, { notes: 'memories' });
+      const files = await sqliteComponent(fileSafetyDbPath(projectDir, options.env), status.components.file_safety.latest_version, {
+        locks: 'locks',
+        changes: 'changes',
+      });
       if (board) status.components.board = board;
       if (memory) status.components.memory = memory;
+      if (files) status.components.file_safety = files;
       return status;
     }
     const { pgStoreStatus } = await import('./board-pg.js');
@@ -73,6 +80,9 @@ export async function storeStatus(projectDir: string, options: { env: Env; targe
     status.health = { ok: true, latency_ms: s.latency_ms, server_version: s.server_version, error: null, code: null };
     status.components.board = { ...s.board, created: s.board.schema_version > 0 };
     status.components.memory = { ...s.memory, latest_version: 1, created: s.memory.schema_version > 0 };
+    const { pgFileSafetyStatus } = await import('./file-safety-pg.js');
+    const f = await pgFileSafetyStatus(t.url, { retryForMs: options.retryForMs });
+    status.components.file_safety = { ...f, created: f.schema_version > 0 };
   } catch (err) {
     status.health = {
       ok: false,
@@ -102,16 +112,25 @@ export async function migrateStore(projectDir: string, options: { env: Env; targ
     return {
       backend: 'sqlite',
       location: boardDbPath(projectDir),
-      components: { board: migrate(boardDbPath(projectDir), BOARD_MIGRATIONS), memory: migrate(memoryDbPath(projectDir, options.env), MEMORY_MIGRATIONS) },
+      components: {
+        board: migrate(boardDbPath(projectDir), BOARD_MIGRATIONS),
+        memory: migrate(memoryDbPath(projectDir, options.env), MEMORY_MIGRATIONS),
+        file_safety: migrate(fileSafetyDbPath(projectDir, options.env), FILE_SAFETY_MIGRATIONS),
+      },
     };
   }
-  const [{ pgStoreMigrate }, { pgMemoryMigrate }] = await Promise.all([import('./board-pg.js'), import('./memory-pg.js')]);
+  const [{ pgStoreMigrate }, { pgMemoryMigrate }, { pgFileSafetyMigrate }] = await Promise.all([
+    import('./board-pg.js'),
+    import('./memory-pg.js'),
+    import('./file-safety-pg.js'),
+  ]);
   return {
     backend: 'postgres',
     location: t.shown,
     components: {
       board: await pgStoreMigrate(t.url, { retryForMs: options.retryForMs }),
       memory: await pgMemoryMigrate(t.url, { retryForMs: options.retryForMs }),
+      file_safety: await pgFileSafetyMigrate(t.url, { retryForMs: options.retryForMs }),
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import type { FileChange, FileLock, FileSafetyStore } from '../../store/file-safety.js';
+import type { FileChange, FileLock } from '../../store/file-safety-schema.js';
+import type { FileSafety } from '../../store/file-safety-api.js';
 import { SynapseError } from '../../errors.js';
 import { ExitRequest } from '../exit.js';
 import { printJson, println, processIo, type CommandIo } from '../io.js';
@@ -18,15 +19,10 @@ async function requireEnabled(env: NodeJS.ProcessEnv): Promise<void> {
   }
 }
 
-async function withStore<T>(io: CommandIo, fn: (s: FileSafetyStore) => T | Promise<T>): Promise<T> {
+async function withStore<T>(io: CommandIo, fn: (s: FileSafety) => T | Promise<T>): Promise<T> {
   await requireEnabled(io.env);
-  const { FileSafetyStore } = await import('../../store/file-safety.js');
-  const store = FileSafetyStore.forProject(projectDir(io), io.env);
-  try {
-    return await fn(store);
-  } finally {
-    store.close();
-  }
+  const { withFileSafety } = await import('../../store/file-safety-store.js');
+  return withFileSafety(projectDir(io), { env: io.env }, fn);
 }
 
 /** The live registered agent an id or a name means, if any. */
@@ -163,10 +159,10 @@ export async function fileSafetyStatus(o: { json?: boolean }, io: CommandIo): Pr
 
 /** `synapse file-safety validate <path> <agent>`: exit 0 = allowed, 1 = denied (or unreadable). */
 export async function validateFile(file: string, agent: string, o: { json?: boolean }, io: CommandIo): Promise<void> {
-  const { validateWrite } = await import('../../store/file-safety.js');
+  const { validateWrite } = await import('../../store/file-safety-store.js');
   const who = await canonical(io.env, agent);
   const denied = await delegateDenial(io, agent);
-  const checked = validateWrite(projectDir(io), file, who, io.env);
+  const checked = await validateWrite(projectDir(io), file, who, io.env);
   const verdict = denied ? { ...checked, allowed: false, holder: null, reason: denied } : checked;
   if (o.json) printJson(io, verdict);
   else println(io, verdict.allowed ? `allowed: ${verdict.path}` : `denied: ${verdict.reason}`);
@@ -239,7 +235,9 @@ export async function fileSafetyDebug(io: CommandIo): Promise<void> {
 /** Declarations only, one block per subcommand: long, but there is no logic in it. */
 // eslint-disable-next-line max-lines-per-function -- commander declarations, no logic
 export function registerFileSafetyCommands(program: Command): void {
-  const fsCmd = program.command('file-safety').description('Per-file locks and a change log shared by the agents of this project (.synapse/file_safety.db)');
+  const fsCmd = program
+    .command('file-safety')
+    .description('Per-file locks and a change log shared by the agents of this project (.synapse/file_safety.db, or the PostgreSQL store: SYNAPSE_STORE_URL)');
   examples(fsCmd, [
     'synapse file-safety lock src/app.ts alice --intent "refactor login"',
     'synapse file-safety validate src/app.ts bob',

@@ -3,7 +3,6 @@ import { apiKeyHeaders } from '../../config/auth-keys.js';
 import { peerTls } from '../../a2a/peer-tls.js';
 import { SynapseError } from '../../errors.js';
 import type { RegistryEntry } from '../../registry/entry.js';
-import type { FileSafetyStore as Store } from '../../store/file-safety.js';
 import type { CommandIo } from '../io.js';
 import { printJson, println } from '../io.js';
 import { self } from './reply.js';
@@ -54,16 +53,14 @@ function renderNote(note: FinishNote, result: Pick<FinishResult, 'released_locks
   return lines.join('\n');
 }
 
-function releaseLocks(dir: string, me: RegistryEntry, env: NodeJS.ProcessEnv, FileSafetyStore: typeof Store): string[] {
-  const store = FileSafetyStore.forProject(dir, env);
-  try {
+async function releaseLocks(dir: string, me: RegistryEntry, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const { withFileSafety } = await import('../../store/file-safety-store.js');
+  return withFileSafety(dir, { env }, async (store) => {
     const owners = new Set([me.agent_id, ...(me.name ? [me.name] : [])]);
     const released: string[] = [];
-    for (const who of owners) for (const l of store.locks({ agent: who })) if (store.unlock(l.path, who).released) released.push(l.path);
+    for (const who of owners) for (const l of await store.locks({ agent: who })) if ((await store.unlock(l.path, who)).released) released.push(l.path);
     return released;
-  } finally {
-    store.close();
-  }
+  });
 }
 
 /**
@@ -84,8 +81,7 @@ export async function finishCommand(flags: FinishFlags, io: CommandIo): Promise<
   const { fileSafetyEnabled } = await import('../../store/settings.js');
   let released: string[] = [];
   if (fileSafetyEnabled(io.env)) {
-    const { FileSafetyStore } = await import('../../store/file-safety.js');
-    released = releaseLocks(dir, me, io.env, FileSafetyStore);
+    released = await releaseLocks(dir, me, io.env);
   }
 
   const { withBoard } = await import('../../store/board-store.js');

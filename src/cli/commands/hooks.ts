@@ -82,8 +82,8 @@ async function hooksPreWrite(io: CommandIo): Promise<void> {
   const file = (input as { tool_input?: { file_path?: string } }).tool_input?.file_path;
   if (!file) return;
   const dir = envSetting(io.env, 'SYNAPSE_PROJECT_DIR') ?? input.cwd ?? io.cwd;
-  const { validateWrite } = await import('../../store/file-safety.js');
-  const verdict = validateWrite(dir, file, agent, io.env);
+  const { validateWrite } = await import('../../store/file-safety-store.js');
+  const verdict = await validateWrite(dir, file, agent, io.env);
   if (verdict.allowed) return;
   io.err(`Blocked by Synapse file safety: ${verdict.reason}. Do not write this file; ask its holder (synapse send) or wait for the lock.\n`);
   throw new ExitRequest(2);

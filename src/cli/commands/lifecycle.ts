@@ -3,7 +3,8 @@ import { formatLogChunk, formatLogLine } from '../log-lines.js';
 import { StringDecoder } from 'node:string_decoder';
 import { withBoard } from '../../store/board-store.js';
 import { storeTarget } from '../../store/store-url.js';
-import { editingFileOf, locksHeldBy } from '../../store/file-safety.js';
+import { editingFileOf } from '../../store/file-safety.js';
+import { locksHeldBy } from '../../store/file-safety-store.js';
 import { boardDbPath } from '../../store/settings.js';
 import { formatDuration } from '../../store/duration.js';
 import { requestJson } from '../../a2a/http-json.js';
@@ -370,7 +371,7 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
     return;
   }
   const { live, why } = await liveStatus(entry, io.env);
-  const locks = locksHeldBy(entry.working_dir, entry.agent_id, io.env);
+  const locks = await locksHeldBy(entry.working_dir, entry.agent_id, io.env);
   // A SQLite board is not created just to be read; a PostgreSQL one is always asked.
   const store = storeTarget(entry.working_dir, io.env);
   const boardTasks =

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { ExitRequest } from '../exit.js';
 import { printJson, println, processIo, type CommandIo } from '../io.js';
 import { examples, projectDir } from './store-cli.js';
+import { registerStoreTransferCommands } from './store-transfer.js';
 
 /**
  * `synapse store status|migrate` (issue 22): which backend holds the shared store (SQLite files or
@@ -42,6 +43,8 @@ async function storeStatusCommand(flags: StoreFlags, io: CommandIo): Promise<voi
       const memory = status.components.memory;
       println(io, `board     ${schemaLine(board)} · ${board.rows.tasks ?? 0} tasks, ${board.rows.task_deps ?? 0} dependencies`);
       println(io, `memory    ${schemaLine(memory)} · ${memory.rows.notes ?? 0} notes`);
+      const files = status.components.file_safety;
+      println(io, `files     ${schemaLine(files)} · ${files.rows.locks ?? 0} locks, ${files.rows.changes ?? 0} change records`);
     }
     println(io, `local     ${status.local_only.join(', ')}: still in this machine's files (not in the store yet)`);
   }
@@ -55,16 +58,20 @@ async function storeMigrateCommand(flags: StoreFlags, io: CommandIo): Promise<vo
   if (flags.json) return printJson(io, result);
   println(io, `store     ${result.backend}  ${result.location}`);
   for (const [name, c] of Object.entries(result.components))
-    println(io, `${name.padEnd(10)}${c.from === c.to ? `schema ${c.to}: up to date` : `schema ${c.from} → ${c.to}`}`);
+    println(io, `${name.replace('_', '-').padEnd(12)}${c.from === c.to ? `schema ${c.to}: up to date` : `schema ${c.from} → ${c.to}`}`);
 }
 
 export function registerStoreAdminCommands(program: Command): void {
   const store = program
     .command('store')
     .description(
-      'The shared store (task board, shared memory): SQLite files (default) or a PostgreSQL database a team across machines shares (SYNAPSE_STORE_URL)',
+      'The shared store (task board, shared memory, file locks and change records): SQLite files (default) or a PostgreSQL database a team across machines shares (SYNAPSE_STORE_URL)',
     );
-  examples(store, ['synapse store status', 'SYNAPSE_STORE_URL=postgres://synapse:PASSWORD@db.lan:5432/team synapse store migrate']);
+  examples(store, [
+    'synapse store status',
+    'SYNAPSE_STORE_URL=postgres://synapse:PASSWORD@db.lan:5432/team synapse store migrate',
+    'synapse store export team.jsonl && SYNAPSE_STORE_URL=postgres://synapse:PASSWORD@db.lan:5432/team synapse store import team.jsonl',
+  ]);
   examples(
     store
       .command('status')
@@ -76,9 +83,10 @@ export function registerStoreAdminCommands(program: Command): void {
   examples(
     store
       .command('migrate')
-      .description("Bring the store's tables (board, memory) to the newest schema (agents and commands also do this on first use)")
+      .description("Bring the store's tables (board, memory, file safety) to the newest schema (agents and commands also do this on first use)")
       .option('--url <url>', 'a store URL instead of SYNAPSE_STORE_URL / settings store.url')
       .option('--json', 'print as JSON'),
     ['synapse store migrate', 'synapse store migrate --json'],
   ).action((o: StoreFlags) => storeMigrateCommand(o, processIo()));
+  registerStoreTransferCommands(store);
 }

@@ -6,7 +6,8 @@ import { peerTls } from '../../a2a/peer-tls.js';
 import { parsePeerTask, peerTaskText } from '../../a2a/wire-client.js';
 import type { Env } from '../../config/paths.js';
 import { isSynapseError, SynapseError } from '../../errors.js';
-import { changesForTask, type FileChange } from '../../store/file-safety.js';
+import type { FileChange } from '../../store/file-safety-schema.js';
+import { changesForTask } from '../../store/file-safety-store.js';
 import { entryFromTask, HistoryStore, type HistoryEntry } from '../../store/history.js';
 import { liveAgents } from '../../registry/lookup.js';
 import { agentsNamed } from '../../registry/targets.js';
@@ -83,12 +84,12 @@ async function findLive(env: Env, id: string, agent: string | undefined): Promis
  * File changes recorded with this task, in the current project and in the agent's own
  * working directory. Changes recorded with the 8-character short id (what lists show) count too.
  */
-function fileChanges(env: Env, dirs: string[], taskId: string, warnings: string[]): FileChange[] {
+async function fileChanges(env: Env, dirs: string[], taskId: string, warnings: string[]): Promise<FileChange[]> {
   const seen = new Map<string, FileChange>();
   for (const dir of [...new Set(dirs.filter((d) => d.length > 0))]) {
     try {
       for (const id of [...new Set([taskId, taskId.slice(0, 8)])]) {
-        for (const c of changesForTask(dir, id, env)) seen.set(`${dir}\0${c.id}`, c);
+        for (const c of await changesForTask(dir, id, env)) seen.set(`${dir}\0${c.id}`, c);
       }
     } catch (err) {
       warnings.push(`file changes in ${dir} could not be read: ${(err as Error).message}`);
@@ -128,6 +129,6 @@ export async function gatherTrace(id: string, opts: { env: Env; projectDir: stri
       new SynapseError('task_not_found', `no task '${id}' in the history (${history ? 'none matches' : 'nothing recorded yet'}) or on a running agent`)
     );
   }
-  const file_changes = fileChanges(opts.env, [opts.projectDir, entry.working_dir ?? ''], entry.task_id, warnings);
+  const file_changes = await fileChanges(opts.env, [opts.projectDir, entry.working_dir ?? ''], entry.task_id, warnings);
   return { source, entry, file_changes, related, warnings };
 }

@@ -109,6 +109,56 @@ describe.skipIf(unavailable !== '')(`synapse store and synapse tasks on PostgreS
     expect(status.components.memory).toMatchObject({ schema_version: 1, rows: { notes: 1 }, created: true });
   });
 
+  it("keeps file locks and change records in the database: locked in one checkout, binding in another host's checkout", async () => {
+    const locked = await runCli(['file-safety', 'lock', 'src/app.ts', 'alice', '--pid', '0', '--intent', 'refactor', '--json'], { env, cwd: project });
+    expect(locked.code, locked.stderr).toBe(0);
+    expect(JSON.parse(locked.stdout)).toMatchObject({
+      renewed: false,
+      lock: { agent_id: 'alice', path: path.join(fs.realpathSync(project), 'src', 'app.ts') },
+    });
+    const recorded = await runCli(['file-safety', 'record', 'src/app.ts', 'alice', '--type', 'modify', '--json'], { env, cwd: project });
+    expect(recorded.code, recorded.stderr).toBe(0);
+    const other = tempHome();
+    try {
+      // Another machine checks the project out elsewhere: paths are stored relative to the project.
+      const otherProject = path.join(other.home, 'elsewhere');
+      fs.mkdirSync(otherProject);
+      const otherEnv = { ...other.env, SYNAPSE_STORE_URL: db.url };
+      const denied = await runCli(['file-safety', 'validate', 'src/app.ts', 'bob', '--json'], { env: otherEnv, cwd: otherProject });
+      expect(denied.code).toBe(1);
+      expect(JSON.parse(denied.stdout)).toMatchObject({
+        allowed: false,
+        holder: { agent_id: 'alice', path: path.join(fs.realpathSync(otherProject), 'src', 'app.ts') },
+      });
+      const history = JSON.parse((await runCli(['file-safety', 'history', 'src/app.ts', '--json'], { env: otherEnv, cwd: otherProject })).stdout);
+      expect(history).toMatchObject([{ agent_id: 'alice', change_type: 'modify' }]);
+      expect(fs.existsSync(path.join(otherProject, '.synapse', 'file_safety.db'))).toBe(false);
+    } finally {
+      other.cleanup();
+    }
+    const status = JSON.parse((await runCli(['store', 'status', '--json'], { env, cwd: project })).stdout);
+    expect(status.components.file_safety).toMatchObject({ schema_version: 1, rows: { locks: 1, changes: 1 }, created: true });
+    expect(status.local_only).toEqual(['history', 'registry']);
+    const human = await runCli(['store', 'status'], { env, cwd: project });
+    expect(human.stdout).toMatch(/files\s+schema 1 of 1 · 1 locks, 1 change records/);
+    const unlocked = await runCli(['file-safety', 'unlock', 'src/app.ts', 'alice'], { env, cwd: project });
+    expect(unlocked.stdout).toContain('unlocked');
+  });
+
+  it('8 processes locking one file through the database: exactly one wins', async () => {
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        runCli(['file-safety', 'lock', 'src/race.ts', `racer-${i}`, '--pid', '0', '--json'], { env, cwd: project, timeoutMs: 60_000 }),
+      ),
+    );
+    const winners = runs.filter((r) => r.code === 0);
+    expect(winners).toHaveLength(1);
+    for (const r of runs.filter((x) => x.code !== 0)) expect(r.stderr).toMatch(/src\/race\.ts is locked by racer-\d/);
+    const locks = JSON.parse((await runCli(['file-safety', 'locks', '--json'], { env, cwd: project })).stdout) as { agent_id: string; path: string }[];
+    const raced = locks.filter((l) => l.path.endsWith(path.join('src', 'race.ts')));
+    expect(raced.map((l) => l.agent_id)).toEqual([JSON.parse(winners[0]!.stdout).lock.agent_id]);
+  });
+
   it('shows store.url with its password hidden in synapse config show', async () => {
     const r = await runCli(['config', 'show', '--json'], { env, cwd: project });
     expect(r.code, r.stderr).toBe(0);
