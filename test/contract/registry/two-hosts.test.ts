@@ -127,6 +127,18 @@ describe.skipIf(unavailable !== '')(`two hosts, one PostgreSQL store${unavailabl
     expect(refused.stderr).toMatch(/401|API key|unauthori/i);
   });
 
+  it("an answer to an agent on host A (--notify) reaches that agent's terminal from host B", async () => {
+    const r = await runCli(['send', 'bob', 'notify alice please', '--notify', '--from', 'alice', '--json'], { env: a.env, cwd: a.project, timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const taskId = (JSON.parse(r.stdout) as { task_id: string }).task_id;
+    // Bob's agent posts the answer to alice's endpoint only because the registry table vouches for it.
+    const screen = async () => {
+      const res = await fetch(`${alice.endpoint}/screen`, { headers: { 'x-api-key': KEY } });
+      return ((await res.json()) as { lines: string[] }).lines.join('\n');
+    };
+    await waitFor(async () => (await screen()).includes(`[ANSWER to ${taskId.slice(0, 8)}]`), 20_000, "bob's answer in alice's terminal");
+  });
+
   it('refuses a remote agent of another project unless --force (compared by git remote and branch, not paths)', async () => {
     const elsewhere = path.join(path.dirname(a.project), 'other');
     fs.mkdirSync(elsewhere);
