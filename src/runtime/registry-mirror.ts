@@ -8,6 +8,23 @@ import { isLoopbackHost } from '../server/host-check.js';
 import { envSetting } from '../config/env-setting.js';
 
 /**
+ * The endpoint other hosts use and whether they can. An advertised address
+ * (`SYNAPSE_ADVERTISE_HOST`, already in the endpoint) or a specific bound address is used as it
+ * is; a wildcard bind without an advertised address gets the host name; a loopback endpoint
+ * nobody advertised is registered as unreachable (listed, never sent to: another host's
+ * 127.0.0.1 is itself).
+ */
+export function remoteReach(endpoint: string, at: { bind: string; host: string; advertised: boolean }): { endpoint: string; reachable: boolean } {
+  if (at.advertised) return { endpoint, reachable: true };
+  const url = new URL(endpoint);
+  if (['0.0.0.0', '::', '[::]'].includes(at.bind)) {
+    url.hostname = at.host;
+    return { endpoint: url.toString().replace(/\/$/, ''), reachable: true };
+  }
+  return { endpoint, reachable: !isLoopbackHost(url.hostname) };
+}
+
+/**
  * The agent's row in the registry table of a PostgreSQL store (issue 22 §2), kept beside its
  * registry file: written at start, on every status change and heartbeat (`put`), deleted on a
  * clean stop. An agent killed without a stop leaves its row to expire (3 heartbeats).
@@ -57,16 +74,8 @@ export class RegistryMirror {
     return this.registry;
   }
 
-  /**
-   * The endpoint other hosts use and whether they can. A specific address (bound or advertised)
-   * is used as it is; a wildcard bind without an advertised address gets the host name; a
-   * loopback endpoint nobody advertised is registered as unreachable (listed, never sent to).
-   */
   private reach(endpoint: string): { endpoint: string; reachable: boolean } {
-    const url = new URL(endpoint);
-    if (['0.0.0.0', '::', '[::]'].includes(this.bind) && !this.advertised) url.hostname = this.host;
-    else if (isLoopbackHost(url.hostname) && !this.advertised) return { endpoint, reachable: false };
-    return { endpoint: url.toString().replace(/\/$/, ''), reachable: true };
+    return remoteReach(endpoint, { bind: this.bind, host: this.host, advertised: this.advertised });
   }
 
   put(entry: RegistryEntry): void {

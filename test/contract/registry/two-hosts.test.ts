@@ -45,7 +45,7 @@ function host(name: string, storeUrl: string): Host {
   return { name, env, project, cleanup: t.cleanup };
 }
 
-type Listed = { agent_id: string; name: string | null; host: string; remote: boolean };
+type Listed = { agent_id: string; name: string | null; host: string; remote: boolean; reachable?: boolean };
 
 async function list(h: Host): Promise<Listed[]> {
   const r = await runCli(['list', '--json'], { env: h.env, cwd: h.project });
@@ -139,6 +139,23 @@ describe.skipIf(unavailable !== '')(`two hosts, one PostgreSQL store${unavailabl
     await waitFor(async () => (await screen()).includes(`[ANSWER to ${taskId.slice(0, 8)}]`), 20_000, "bob's answer in alice's terminal");
   });
 
+  it('refuses a remote agent that registered a loopback address nobody advertised (it would be an agent of this host)', async () => {
+    const c = host('host-c', db.url);
+    let daveAgent: AgentHandle | undefined;
+    try {
+      delete c.env.SYNAPSE_ADVERTISE_HOST;
+      daveAgent = await startHeadless('echo', { env: c.env, cwd: c.project, args: ['--name', 'dave'], statusHeaders: () => ({ 'x-api-key': KEY }) });
+      const dave = await waitFor(async () => (await list(a)).find((r) => r.name === 'dave'), 15_000, 'host A to see dave');
+      expect(dave).toMatchObject({ host: 'host-c', reachable: false });
+      const r = await runCli(['send', 'dave', 'hello', '--silent'], { env: a.env, cwd: a.project, timeoutMs: 30_000 });
+      expect(r.code).toBe(5);
+      expect(r.stderr).toMatch(/dave .* runs on host host-c and listens on loopback only/);
+    } finally {
+      await daveAgent?.stop();
+      c.cleanup();
+    }
+  });
+
   it('refuses a remote agent of another project unless --force (compared by git remote and branch, not paths)', async () => {
     const elsewhere = path.join(path.dirname(a.project), 'other');
     fs.mkdirSync(elsewhere);
@@ -177,5 +194,23 @@ describe.skipIf(unavailable !== '')(`two hosts, one PostgreSQL store${unavailabl
     await bob.stop();
     expect(await rows()).not.toContainEqual({ host: 'host-b', agent_id: bob.agentId });
     expect(await rows()).toContainEqual({ host: 'host-a', agent_id: alice.agentId });
+  });
+});
+
+describe('a PostgreSQL store that cannot be reached', () => {
+  it("synapse list still shows this host's agents and says on stderr that other hosts are missing", async () => {
+    const t = tempHome();
+    try {
+      const env = { ...t.env, SYNAPSE_STORE_URL: 'postgres://synapse:secret-pw@127.0.0.1:1/team' };
+      const r = await runCli(['list', '--json'], { env, cwd: t.home, timeoutMs: 30_000 });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual([]);
+      expect(r.stderr).toMatch(
+        /warning: agents on other hosts are not shown: cannot reach the PostgreSQL store at postgres:\/\/synapse:\*\*\*@127\.0\.0\.1:1\/team/,
+      );
+      expect(r.stderr).not.toContain('secret-pw');
+    } finally {
+      t.cleanup();
+    }
   });
 });
