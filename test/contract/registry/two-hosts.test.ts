@@ -139,6 +139,45 @@ describe.skipIf(unavailable !== '')(`two hosts, one PostgreSQL store${unavailabl
     await waitFor(async () => (await screen()).includes(`[ANSWER to ${taskId.slice(0, 8)}]`), 20_000, "bob's answer in alice's terminal");
   });
 
+  it('an id two hosts share is <agent_id>@<host> on the other side, and that name reaches the right agent', async () => {
+    // The same port on two addresses of one machine: 127.0.0.2 stands in for host D's own address.
+    const d = host('host-d', db.url);
+    d.env.SYNAPSE_ADVERTISE_HOST = '127.0.0.2';
+    let twin: AgentHandle | undefined;
+    try {
+      const port = alice.port;
+      // startHeadless polls 127.0.0.1:<port>, which is alice: the list below waits for twin itself.
+      twin = await startHeadless('echo', {
+        env: d.env,
+        cwd: d.project,
+        args: ['--name', 'twin', '--host', '127.0.0.2'],
+        port,
+        waitReady: false,
+        statusHeaders: () => ({ 'x-api-key': KEY }),
+      });
+      const rows = await waitFor(
+        async () => {
+          const now = await list(a);
+          return now.find((r) => r.name === 'twin') ? now : null;
+        },
+        15_000,
+        'host A to see twin',
+      );
+      expect(byName(rows, 'alice')).toMatchObject({ agent_id: alice.agentId, host: 'host-a' });
+      expect(byName(rows, 'twin')).toMatchObject({ agent_id: `${alice.agentId}@host-d`, host: 'host-d' });
+      const r = await runCli(['send', `${alice.agentId}@host-d`, 'which one are you', '--wait', '--json', '--timeout', '30'], {
+        env: a.env,
+        cwd: a.project,
+        timeoutMs: 45_000,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ target: `${alice.agentId}@host-d`, status: 'completed' });
+    } finally {
+      await twin?.stop();
+      d.cleanup();
+    }
+  });
+
   it('refuses a remote agent that registered a loopback address nobody advertised (it would be an agent of this host)', async () => {
     const c = host('host-c', db.url);
     let daveAgent: AgentHandle | undefined;
