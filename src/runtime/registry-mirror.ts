@@ -24,6 +24,9 @@ export function remoteReach(endpoint: string, at: { bind: string; host: string; 
   return { endpoint, reachable: !isLoopbackHost(url.hostname) };
 }
 
+/** How long a clean stop waits for the store to delete the row. */
+const STOP_WAIT_MS = 3_000;
+
 /**
  * The agent's row in the registry table of a PostgreSQL store (issue 22 §2), kept beside its
  * registry file: written at start, on every status change and heartbeat (`put`), deleted on a
@@ -109,12 +112,26 @@ export class RegistryMirror {
     }
   }
 
-  /** A clean stop: no more writes, the row deleted, the connection closed. */
+  /**
+   * A clean stop: no more writes, the row deleted, the connection closed. A store that does not
+   * answer holds the shutdown up for at most STOP_WAIT_MS; the row then expires by heartbeat.
+   */
   async stop(agentId: string): Promise<void> {
     this.stopped = true;
     this.next = null;
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), STOP_WAIT_MS);
+      timer.unref();
+    });
+    const outcome = await Promise.race([this.removeRow(agentId), gaveUp]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') this.log(`registry table: no answer within ${STOP_WAIT_MS} ms; this agent's row expires by heartbeat`);
+  }
+
+  private async removeRow(agentId: string): Promise<'done'> {
     await this.inFlight;
-    if (!this.registry) return;
+    if (!this.registry) return 'done';
     try {
       const registry = await this.registry;
       await registry.remove(this.host, agentId);
@@ -122,6 +139,7 @@ export class RegistryMirror {
     } catch (err) {
       this.log(`registry table: cannot delete this agent's row (it expires by heartbeat): ${(err as Error).message}`);
     }
+    return 'done';
   }
 }
 

@@ -237,6 +237,24 @@ describe.skipIf(unavailable !== '')(`two hosts, one PostgreSQL store${unavailabl
 });
 
 describe('a PostgreSQL store that cannot be reached', () => {
+  it('an agent still starts, serves and stops cleanly; its log says other hosts may not see it', async () => {
+    const t = tempHome();
+    try {
+      const env = { ...t.env, SYNAPSE_STORE_URL: 'postgres://synapse:secret-pw@127.0.0.1:1/team', SYNAPSE_HEARTBEAT_MS: '200' };
+      const agent = await startHeadless('echo', { env, cwd: t.home, args: ['--name', 'lonely'] });
+      await waitFor(() => agent.output().includes("registry table: cannot write this agent's row"), 15_000, 'the log line');
+      expect(agent.output()).not.toContain('secret-pw');
+      const listed = await runCli(['list', '--json'], { env, cwd: t.home, timeoutMs: 30_000 });
+      expect(JSON.parse(listed.stdout)).toMatchObject([{ name: 'lonely', remote: false }]);
+      const closed = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => agent.child.once('close', (code, signal) => resolve([code, signal])));
+      process.kill(-agent.child.pid!, 'SIGTERM');
+      expect(await closed).toEqual([0, null]);
+    } finally {
+      await cleanupAll();
+      t.cleanup();
+    }
+  });
+
   it("synapse list still shows this host's agents and says on stderr that other hosts are missing", async () => {
     const t = tempHome();
     try {
