@@ -15,7 +15,7 @@ import type { resolveSender } from '../../registry/sender.js';
 import { isOfType, resolveTarget } from '../../registry/targets.js';
 import { ExitRequest } from '../exit.js';
 import type { CommandIo } from '../io.js';
-import { checkReachable, checkRemoteProject } from './send-remote.js';
+import { checkReachable, checkRemoteProject, remoteSender } from './send-remote.js';
 import { attachments, currentTaskOf, label, senderMetadata, senderOf, waitForAnswer } from './send-common.js';
 
 export interface SendFlags {
@@ -247,7 +247,7 @@ export async function deliverMessage(targetArg: string, text: string, opts: Deli
     message: { role: 'user', parts },
     metadata: {
       response_mode: mode,
-      ...senderMetadata(sender),
+      ...remoteSender(senderMetadata(sender), target, io.env, (line) => io.err(line)),
       ...(senderTaskId ? { sender_task_id: senderTaskId } : {}),
       ...(link.kind !== 'none' ? { board_task: true } : {}),
     },

@@ -139,6 +139,26 @@ describe.skipIf(unavailable !== '')(`two hosts, one PostgreSQL store${unavailabl
     await waitFor(async () => (await screen()).includes(`[ANSWER to ${taskId.slice(0, 8)}]`), 20_000, "bob's answer in alice's terminal");
   });
 
+  it("leaves out a sending agent's loopback endpoint nobody advertised, and says an answer cannot come back to it", async () => {
+    const unadvertised = { ...a.env };
+    delete unadvertised.SYNAPSE_ADVERTISE_HOST;
+    const r = await runCli(['send', 'bob', 'no way back', '--notify', '--from', 'alice', '--json'], { env: unadvertised, cwd: a.project, timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`bob (${bob.agentId}) on host host-b cannot post an answer back to ${alice.endpoint} (loopback, not advertised)`);
+    const taskId = (JSON.parse(r.stdout) as { task_id: string }).task_id;
+    const task = await waitFor(
+      async () => {
+        const res = await fetch(`${bob.endpoint}/tasks/${taskId}`, { headers: { 'x-api-key': KEY } });
+        const body = (await res.json()) as { status: string; metadata: { sender?: Record<string, unknown> } };
+        return body.status === 'completed' ? body : null;
+      },
+      20_000,
+      'bob to answer',
+    );
+    expect(task.metadata.sender).toMatchObject({ sender_id: alice.agentId });
+    expect(task.metadata.sender).not.toHaveProperty('sender_endpoint');
+  });
+
   it('an id two hosts share is <agent_id>@<host> on the other side, and that name reaches the right agent', async () => {
     // The same port on two addresses of one machine: 127.0.0.2 stands in for host D's own address.
     const d = host('host-d', db.url);
