@@ -196,6 +196,27 @@ export const ENV_VARS = {
     defaultText: '127.0.0.1',
     description: 'The address an agent binds (`--host` wins); anything but loopback exposes it to the network: turn auth on.',
   },
+  // issue 22 §2-§3: discovery across hosts through the PostgreSQL store.
+  SYNAPSE_HOST_NAME: {
+    kind: 'text',
+    defaultText: "this machine's host name",
+    description:
+      'The name this host goes by in the registry table of a PostgreSQL store and the HOST column of `synapse list` (tests, machines with unhelpful names).',
+  },
+  SYNAPSE_ADVERTISE_HOST: {
+    kind: 'text',
+    defaultText: '(the --host address)',
+    description: "The address other hosts reach an agent at, when it differs from the address it binds (a wildcard bind, NAT): the agent's endpoint uses it.",
+  },
+  SYNAPSE_HEARTBEAT_MS: {
+    kind: 'number',
+    default: 10000,
+    integer: true,
+    min: 100,
+    max: 60000,
+    unit: 'ms',
+    description: "How often an agent rewrites its registry entry; in a PostgreSQL store's registry table a row silent for 3 heartbeats is expired.",
+  },
   SYNAPSE_ALLOWED_HOSTS: {
     kind: 'text',
     defaultText: '(none)',

@@ -8,7 +8,20 @@
 export const APPROVAL_MODES = ['required', 'auto'] as const;
 export const FLOWS = ['auto', 'roundtrip', 'oneway'] as const;
 /** Every column `synapse list` can show (settings `list.columns` picks and orders them). */
-export const LIST_COLUMNS = ['ID', 'NAME', 'TYPE', 'ROLE', 'STATUS', 'CURRENT', 'PORT', 'TRANSPORT', 'EDITING_FILE', 'WORKING_DIR', 'SKILL_SET'] as const;
+export const LIST_COLUMNS = [
+  'ID',
+  'HOST',
+  'NAME',
+  'TYPE',
+  'ROLE',
+  'STATUS',
+  'CURRENT',
+  'PORT',
+  'TRANSPORT',
+  'EDITING_FILE',
+  'WORKING_DIR',
+  'SKILL_SET',
+] as const;
 
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 export type Flow = (typeof FLOWS)[number];

@@ -51,6 +51,12 @@ export function transportOf(entry: RegistryEntry, nowMs: number): string {
   return entry.endpoint.startsWith('https:') ? 'HTTPS' : 'HTTP';
 }
 
+/** HOST: the host an agent runs on (discovery across hosts, store/discovery.ts), `-` where the entry does not say. */
+export function hostOf(entry: RegistryEntry): string {
+  const host = (entry as RegistryEntry & { host?: unknown }).host;
+  return (typeof host === 'string' && oneLine(host)) || '-';
+}
+
 /** SKILL_SET: the set `synapse spawn --skill-set` gave the agent, or `-`. */
 export function skillSetOf(entry: RegistryEntry): string {
   const set = (entry as RegistryEntry & { skill_set?: unknown }).skill_set;
@@ -85,6 +91,7 @@ export function monitorCells(row: AgentRow, nowMs: number, home: string | undefi
   const e = row.entry;
   return {
     ID: oneLine(e.agent_id),
+    HOST: hostOf(e),
     NAME: oneLine(e.name) || '-',
     TYPE: oneLine(e.agent_type),
     ROLE: oneLine(e.role) || '-',

@@ -19,7 +19,8 @@ export function isOfType(entry: RegistryEntry, type: string): boolean {
 }
 
 function describeAgent(e: RegistryEntry): string {
-  return `${e.agent_id}${e.name ? ` (${e.name})` : ''} on port ${e.port} in ${e.working_dir}`;
+  const host = (e as RegistryEntry & { remote?: unknown; host?: unknown }).remote === true ? ` on host ${String((e as { host?: unknown }).host)}` : '';
+  return `${e.agent_id}${e.name ? ` (${e.name})` : ''}${host} on port ${e.port} in ${e.working_dir}`;
 }
 
 type Tier = 'name' | 'id' | 'type-port' | 'type';
@@ -28,7 +29,7 @@ type Tier = 'name' | 'id' | 'type-port' | 'type';
  * The agents a query names, at the first of these that matches anything: custom name, full id,
  * `type-port`, bare type (aliases from the profiles).
  */
-function matchAgents(entries: RegistryEntry[], query: string): { tier: Tier; matches: RegistryEntry[] } | null {
+function matchAgents<E extends RegistryEntry>(entries: E[], query: string): { tier: Tier; matches: E[] } | null {
   const q = query.trim();
   const tiers: Array<[Tier, (e: RegistryEntry) => boolean]> = [
     ['name', (e) => e.name !== null && e.name === q],
@@ -50,7 +51,7 @@ export function agentsNamed(entries: RegistryEntry[], query: string): RegistryEn
 }
 
 /** The one agent a query names, or null when none does; several is an `ambiguous_target` error. */
-export function findTarget(entries: RegistryEntry[], query: string): RegistryEntry | null {
+export function findTarget<E extends RegistryEntry>(entries: E[], query: string): E | null {
   const q = query.trim();
   const found = matchAgents(entries, q);
   if (!found) return null;
@@ -70,7 +71,7 @@ export function findTarget(entries: RegistryEntry[], query: string): RegistryEnt
  * the candidates; absence also names the registry files that were skipped (`skipped`), since
  * the agent meant may be behind one of them.
  */
-export function resolveTarget(entries: RegistryEntry[], query: string, skipped: RegistryProblem[] = []): RegistryEntry {
+export function resolveTarget<E extends RegistryEntry>(entries: E[], query: string, skipped: RegistryProblem[] = []): E {
   const hit = findTarget(entries, query);
   if (hit) return hit;
   const known = entries.length

@@ -48,7 +48,8 @@ export function agentSettings(env: Env): AgentSettings {
     webhookTimeoutMs: webhooks.timeoutMs,
     webhookMaxRetries: webhooks.maxRetries,
     corsOrigins: envSetting(env, 'SYNAPSE_CORS_ORIGINS'),
-    allowedHosts: parseAllowedHosts(envSetting(env, 'SYNAPSE_ALLOWED_HOSTS')),
+    // The advertised address (issue 22 §3) is a name of this agent too: other hosts send it as Host.
+    allowedHosts: parseAllowedHosts([envSetting(env, 'SYNAPSE_ALLOWED_HOSTS'), envSetting(env, 'SYNAPSE_ADVERTISE_HOST')].filter(Boolean).join(',')),
     auth: authSettings(env),
     limits: readLimits(env),
     tls: serverTls(env),

@@ -35,6 +35,7 @@ import type { UserTerminal } from './passthrough.js';
 import type { PortClaim } from './port-claim.js';
 import { Lease, type LeaseRecord, type LeaseTerms } from './lease.js';
 import { Presence, type AgentIdentity } from './presence.js';
+import { presenceRemote } from './registry-mirror.js';
 import { QueuePickup } from './queue-pickup.js';
 import { ReplyCoordinator } from './replies.js';
 import { traceScreens } from './screen-trace.js';
@@ -225,7 +226,7 @@ class Agent {
     this.logStartNotes(log);
     this.user = f.user;
     this.user?.bind(this.session);
-    this.presence = new Presence(identity, registry, clock, this.logger);
+    this.presence = new Presence(identity, registry, clock, this.logger, presenceRemote(opts.cwd, env, f.host, log));
     this.settings = opts.settings ?? loadSettings(opts.cwd, env);
     this.gates = new QualityGates({ hooks: this.settings.hooks, env, cwd: opts.cwd, agentId: identity.agentId, log });
     this.replies = this.buildReplies();
@@ -283,7 +284,8 @@ class Agent {
       clock,
       graceMs: f.settings.replyGraceMs,
       self: () => this.presence.entry(),
-      isAgentEndpoint: (endpoint) => isRegisteredEndpoint(registry.listLive(), endpoint),
+      // This host's registry, else (a PostgreSQL store) the registry table: an agent on another host.
+      isAgentEndpoint: (endpoint) => isRegisteredEndpoint(registry.listLive(), endpoint) || this.presence.remoteEndpoint(endpoint),
       log,
       peerHeaders: () => apiKeyHeaders(env),
       tls: f.settings.peerTls,
@@ -571,7 +573,7 @@ class Agent {
       this.stopSweep();
       this.stopLockSignal();
       this.liveOutput.stop();
-      this.presence.stop();
+      await this.presence.stop();
       this.user?.stop();
       await this.http.stop().catch(() => undefined);
       await this.webhooks.stop(2000);

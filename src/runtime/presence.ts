@@ -4,6 +4,7 @@ import { iso, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { RegistryEntry } from '../registry/entry.js';
 import { HEARTBEAT_MS, ownStartTicks } from '../registry/liveness.js';
+import type { RegistryMirror } from './registry-mirror.js';
 import type { FileRegistry } from '../registry/registry.js';
 import { VERSION } from '../version.js';
 import { AgentStatusModel } from './agent-status.js';
@@ -58,6 +59,8 @@ export class Presence {
     private readonly registry: FileRegistry,
     private readonly clock: Clock,
     private readonly log: Logger,
+    /** A PostgreSQL store's registry table, written with the file (issue 22 §2); and how often to beat. */
+    private readonly remote: { mirror: RegistryMirror | null; heartbeatMs: number } = { mirror: null, heartbeatMs: HEARTBEAT_MS },
   ) {
     this.status = new AgentStatusModel(clock);
   }
@@ -99,8 +102,10 @@ export class Presence {
   write(): void {
     if (this.stopped) return;
     try {
-      this.registry.write(this.entry());
+      const entry = this.entry();
+      this.registry.write(entry);
       this.registered = true;
+      this.remote.mirror?.put(entry);
     } catch (err) {
       this.log.error(`cannot write registry entry: ${(err as Error).message}`);
     }
@@ -121,10 +126,10 @@ export class Presence {
     this.write();
     const beat = () => {
       this.write();
-      this.heartbeat = this.clock.setTimeout(beat, HEARTBEAT_MS);
+      this.heartbeat = this.clock.setTimeout(beat, this.remote.heartbeatMs);
       this.heartbeat.unref?.();
     };
-    this.heartbeat = this.clock.setTimeout(beat, HEARTBEAT_MS);
+    this.heartbeat = this.clock.setTimeout(beat, this.remote.heartbeatMs);
     this.heartbeat.unref?.();
   }
 
@@ -135,10 +140,17 @@ export class Presence {
     this.status.setExited();
   }
 
-  stop(): void {
+  /** Removes the entry (the file at once; the table row before this resolves). */
+  async stop(): Promise<void> {
     this.stopping();
     this.status.stop();
     this.registry.remove(this.identity.agentId);
     process.off('exit', this.removeOnExit);
+    await this.remote.mirror?.stop(this.identity.agentId);
+  }
+
+  /** Live agents on other hosts have this endpoint (see `RegistryMirror.hasEndpoint`); false without a table. */
+  remoteEndpoint(endpoint: string): Promise<boolean> {
+    return this.remote.mirror?.hasEndpoint(endpoint) ?? Promise.resolve(false);
   }
 }

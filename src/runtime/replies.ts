@@ -48,7 +48,7 @@ export class ReplyCoordinator {
        * the message, so from a peer: an answer is posted only to an agent the registry knows,
        * never to any address a message names (no SSRF through reply routing).
        */
-      isAgentEndpoint: (endpoint: string) => boolean;
+      isAgentEndpoint: (endpoint: string) => boolean | Promise<boolean>;
       log: (msg: string) => void;
       /** The API key header for a peer agent (never for a webhook): `SYNAPSE_API_KEYS` or the per-user key. */
       peerHeaders?: () => Record<string, string>;
@@ -261,7 +261,7 @@ export class ReplyCoordinator {
   private async forward(task: Task, text: string): Promise<ForwardResult> {
     const endpoint = task.metadata.sender?.sender_endpoint;
     if (!endpoint || !this.expectsAnswer(task)) return { notified: null };
-    if (!this.deps.isAgentEndpoint(endpoint)) {
+    if (!(await this.deps.isAgentEndpoint(endpoint))) {
       const error = `${JSON.stringify(endpoint)} is not the endpoint of a registered agent: the answer was not posted there; it stays on task ${task.id}`;
       this.deps.log(error);
       return { notified: false, error };

@@ -40,7 +40,8 @@ function identityOf(opts: AgentOptions, port: number, host: string, clock: Clock
     role: opts.role ?? null,
     port,
     workingDir: opts.cwd,
-    endpoint: `${scheme}://${endpointHost(host)}:${port}`,
+    // Where peers reach it: the advertised address (another host's view: NAT, a wildcard bind), else the bind address.
+    endpoint: `${scheme}://${endpointHost(envSetting(opts.env, 'SYNAPSE_ADVERTISE_HOST')?.trim() || host)}:${port}`,
     startedAt: iso(clock.now()),
     // A background agent's stdout is its log file (`synapse start`); a foreground one logs to a file.
     logFile: opts.headless ? (envSetting(opts.env, 'SYNAPSE_LOG_FILE') ?? null) : path.join(logsDir(opts.env), `${agentId}.log`),

@@ -23,7 +23,10 @@ function addAgentOptions(cmd: Command, profiles: string | undefined): Command {
     .option('-n, --name <name>', 'a custom name other agents can use as the target')
     .option('-r, --role <text>', 'what this agent does in the team (or @file to read it from a file)')
     .option('-p, --port <port>', "a fixed port instead of the first free one of the profile's range", parsePort)
-    .option('--host <host>', 'address to bind (default SYNAPSE_HOST, else 127.0.0.1; anything else exposes the agent: turn auth on)')
+    .option(
+      '--host <host>',
+      'address to bind (default SYNAPSE_HOST, else 127.0.0.1; anything else exposes the agent: turn auth on). Other hosts reach it there, or at SYNAPSE_ADVERTISE_HOST',
+    )
     .option('--auto-approve', "turn on the CLI's own auto-approval flag (off by default)")
     .option('--delegate-mode', 'a manager: it coordinates and does not edit (its sends of work need a board task; file locks are refused to it)')
     .option('--worktree [name]', 'work in a git worktree of its own: .synapse/worktrees/<name> on branch synapse/<name>, made from HEAD')
@@ -71,7 +74,8 @@ Examples:
       '\nReturns once the CLI shows its first screen (its prompt, work or a question). If the CLI exits\n' +
         'first, exits 2 and prints its exit code and the last lines of its screen.\n\n' +
         'Examples:\n  synapse start echo --name alice\n  synapse start claude --role @roles/reviewer.md -- --model sonnet\n' +
-        '  synapse start claude --name fixer --worktree   in a new worktree .synapse/worktrees/fixer-<hex>',
+        '  synapse start claude --name fixer --worktree   in a new worktree .synapse/worktrees/fixer-<hex>\n' +
+        '  SYNAPSE_ADVERTISE_HOST=box1.lan synapse start claude --host 0.0.0.0   reachable from other hosts (auth on; guides/teams-across-machines.md)',
     )
     .action(async (profileName: string, cliArgs: string[], flags: RunFlags) => {
       const { startBackground } = await import('./run-agent.js');
@@ -112,7 +116,7 @@ Examples:
     .option('--waiting', 'print only the messages waiting for agents that are not running (synapse send --queue), per target')
     .addHelpText(
       'after',
-      '\nColumns: ID, NAME, TYPE, ROLE, STATUS, CURRENT (task preview; in the monitor with its elapsed time),\n' +
+      '\nColumns: ID, HOST, NAME, TYPE, ROLE, STATUS, CURRENT (task preview; in the monitor with its elapsed time),\n' +
         'PORT, TRANSPORT, EDITING_FILE, WORKING_DIR, SKILL_SET. Choose and order them with settings list.columns\n' +
         '(synapse config set list.columns ID,NAME,STATUS); unset, the table shows ID NAME TYPE ROLE STATUS\n' +
         'CURRENT PORT EDITING_FILE WORKING_DIR and the monitor ID NAME TYPE ROLE STATUS CURRENT TRANSPORT\n' +
@@ -121,9 +125,14 @@ Examples:
         'The monitor updates as statuses change. Keys: 1-9 select a row, ↑/↓ move, Enter or j jump to the\n' +
         "agent's pane (synapse jump), K kill it (asks y/n), / filter by type, name or directory, ESC clear, q quit.\n" +
         'guides/monitor.md.\n\n' +
+        'With a PostgreSQL store (SYNAPSE_STORE_URL) the table and --json also show the agents of every other host\n' +
+        'that uses the store (from its registry table), with a HOST column (this host: SYNAPSE_HOST_NAME, else the\n' +
+        "machine's name); a host's row expires 3 heartbeats after its agent last wrote it. JSON adds host and remote.\n" +
+        'guides/teams-across-machines.md.\n\n' +
         'Examples:\n  synapse list                              the live monitor (on a terminal)\n' +
         '  synapse list --plain                      the table, once\n' +
         '  synapse list --json | jq ".[].agent_id"\n' +
+        '  synapse list --json | jq ".[] | select(.remote) | {agent_id, host, endpoint}"   agents on other hosts\n' +
         '  synapse list --waiting --json | jq ".[] | {target_key, waiting}"',
     )
     .action(async (flags: { json?: boolean; plain?: boolean; waiting?: boolean }) => {

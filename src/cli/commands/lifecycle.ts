@@ -13,12 +13,13 @@ import { peerTls } from '../../a2a/peer-tls.js';
 import { SynapseError } from '../../errors.js';
 import { describeExit, findExitRecord, readExitRecords, RECENT_EXIT_MS, type ExitRecord } from '../../registry/exit-record.js';
 import { isPidAlive } from '../../registry/liveness.js';
-import { findAgent, openRegistry } from '../../registry/lookup.js';
+import { findAgent } from '../../registry/lookup.js';
 import { writtenByOriginal, type RegistryEntry } from '../../registry/entry.js';
 import type { CommandIo } from '../io.js';
 import { preview, renderTable } from '../table.js';
 import { listColumns } from '../../config/settings.js';
-import { editingText, skillSetOf, transportOf, type Editing } from '../../monitor/columns.js';
+import { editingText, hostOf, skillSetOf, transportOf, type Editing } from '../../monitor/columns.js';
+import type { HostedEntry } from '../../registry/host.js';
 import { envSetting } from '../../config/env-setting.js';
 import { lockEnforcement } from '../../config/pre-write-hook.js';
 import type { ListColumn } from '../../config/keys.js';
@@ -161,9 +162,10 @@ async function closePane(entry: RegistryEntry, io: CommandIo): Promise<void> {
 }
 
 /** The file each agent holds a lock on (first of them, with a count), from its project's store. */
-function editingFiles(live: RegistryEntry[], env: NodeJS.ProcessEnv): Map<string, Editing> {
+function editingFiles(live: HostedEntry[], env: NodeJS.ProcessEnv): Map<string, Editing> {
   const out = new Map<string, Editing>();
   for (const e of live) {
+    if (e.remote) continue; // its working directory is on another machine
     try {
       out.set(e.agent_id, editingFileOf(e.working_dir, e.agent_id, env));
     } catch {
@@ -171,6 +173,13 @@ function editingFiles(live: RegistryEntry[], env: NodeJS.ProcessEnv): Map<string
     }
   }
   return out;
+}
+
+/** With a shared (PostgreSQL) registry the table names each agent's host: HOST after ID, unless the columns already have it. */
+function withHost(columns: readonly ListColumn[], shared: boolean): ListColumn[] {
+  if (!shared || columns.includes('HOST')) return [...columns];
+  const at = columns[0] === 'ID' ? 1 : 0;
+  return [...columns.slice(0, at), 'HOST', ...columns.slice(at)];
 }
 
 /** `3 s ago`, `4 min ago`, `2 h ago`. */
@@ -198,10 +207,13 @@ function recentExits(live: RegistryEntry[], io: CommandIo): string {
  * `editing_file` (the file it holds a lock on, or null) and `waiting_messages`; `--waiting`: only
  * the waiting messages, per target.
  */
-export function listAgents(flags: { json?: boolean; waiting?: boolean }, io: CommandIo): void {
-  const { entries: live, problems } = openRegistry(io.env).scanLive();
+export async function listAgents(flags: { json?: boolean; waiting?: boolean }, io: CommandIo): Promise<void> {
+  const { discoverAgents } = await import('../../store/discovery.js');
+  const found = await discoverAgents(io.cwd, io.env);
+  const live: HostedEntry[] = found.entries;
   // Files that are not entries (corrupt, or another program's) are left alone, and said so.
-  for (const p of problems) io.err(`skipped registry file ${p.file}: ${p.reason}\n`);
+  for (const p of found.problems) io.err(`skipped registry file ${p.file}: ${p.reason}\n`);
+  if (found.remoteError) io.err(`warning: agents on other hosts are not shown: ${found.remoteError}\n`);
   if (flags.waiting) {
     const targets = waitingTargets(live, io);
     if (flags.json) io.out(`${JSON.stringify(targets, null, 2)}\n`);
@@ -226,6 +238,7 @@ export function listAgents(flags: { json?: boolean; waiting?: boolean }, io: Com
   const now = Date.now();
   const cells = (e: RegistryEntry): Record<ListColumn, string> => ({
     ID: e.agent_id,
+    HOST: hostOf(e),
     NAME: e.name ?? '-',
     TYPE: e.agent_type,
     ROLE: preview(e.role, 24),
@@ -238,7 +251,7 @@ export function listAgents(flags: { json?: boolean; waiting?: boolean }, io: Com
     SKILL_SET: skillSetOf(e),
   });
   // The columns and their order: settings `list.columns` (SYNAPSE_LIST_COLUMNS).
-  const columns = listColumns(io.cwd, io.env, 'table');
+  const columns = withHost(listColumns(io.cwd, io.env, 'table'), found.shared);
   const rows = live.map((e: RegistryEntry) => {
     const row = cells(e);
     // Entries hold peers' text: no control character of theirs reaches the terminal.

@@ -25,6 +25,11 @@ goes into the inbox of the agent with that name (id, or type) when it next reach
 one that no agent takes expires after SYNAPSE_QUEUE_TTL seconds (24 h), with a note to its sender.
 --no-queue fails instead (exit 3).
 
+Other hosts (a PostgreSQL store, guides/teams-across-machines.md): targets on every host that
+registered in the store are found too (an id two hosts share is <agent_id>@<host>). The message
+goes to the remote agent's advertised endpoint with the API key; it must work on the same git
+remote and branch unless --force, and one bound to loopback only is refused (exit 5).
+
 Exit codes: 0 ok · 1 usage or working-dir mismatch · 3 target not found or ambiguous
             4 target not ready in time (starting; or busy: the original Synapse takes one task at a time)
             5 delivery failed, or a queued message expired · 6 answer timed out
@@ -35,7 +40,8 @@ Examples:
   git diff | synapse send claude --stdin --wait --timeout 600
   synapse send echo-8190 "hi" --silent --json
   synapse send impl "add the /orders endpoint" --task        a linked board task for impl
-  synapse send reviewer "look at PR 12 when you start" --queue   waits until reviewer runs`;
+  synapse send reviewer "look at PR 12 when you start" --queue   waits until reviewer runs
+  synapse send synapse-claude-8100@ci-runner-2 "run the e2e suite" --wait   an agent on another host`;
 
 /**
  * Declarations only, one block per command: long, but there is no logic in it. Each action loads

@@ -9,12 +9,13 @@ import type { Part, ResponseMode } from '../../agent-api/task.js';
 import { loadSettings } from '../../config/settings.js';
 import { SynapseError } from '../../errors.js';
 import { writtenByOriginal, type RegistryEntry } from '../../registry/entry.js';
-import { liveAgents, openRegistry } from '../../registry/lookup.js';
+import { liveAgents } from '../../registry/lookup.js';
 import { sameProject, sameWorkingDir } from '../../registry/project.js';
 import type { resolveSender } from '../../registry/sender.js';
 import { isOfType, resolveTarget } from '../../registry/targets.js';
 import { ExitRequest } from '../exit.js';
 import type { CommandIo } from '../io.js';
+import { checkReachable, checkRemoteProject, remoteSender } from './send-remote.js';
 import { attachments, currentTaskOf, label, senderMetadata, senderOf, waitForAnswer } from './send-common.js';
 
 export interface SendFlags {
@@ -219,23 +220,34 @@ export async function deliverMessage(targetArg: string, text: string, opts: Deli
   const { priority, timeoutMs } = opts;
   const mode = opts.mode ?? responseMode({}, io);
 
-  const { entries: live, problems } = openRegistry(io.env).scanLive();
-  const target = resolveTarget(live, targetArg, problems);
+  // This host's agents and, with a PostgreSQL store, every other host's (store/discovery.ts).
+  const { discoverAgents } = await import('../../store/discovery.js');
+  const found = await discoverAgents(io.cwd, io.env);
+  if (found.remoteError) io.err(`warning: agents on other hosts cannot be found now: ${found.remoteError}\n`);
+  const target = resolveTarget(found.entries, targetArg, found.problems);
+  // The sender is always of this host (its pid is an ancestor of this process, or it is named here).
+  const live = found.entries.filter((e) => !e.remote);
   const sender = senderOf(live, opts.from, io);
   if (sender.id === target.agent_id) throw new SynapseError('usage', `${label(target)} is you: an agent cannot send a message to itself`);
-
-  if (!opts.force) checkSameProject(live, sender, target, io.cwd);
+  const senderDir = sender.entry?.working_dir ?? io.cwd;
+  if (target.remote) checkReachable(target);
+  if (!opts.force) {
+    if (target.remote) checkRemoteProject(target, senderDir);
+    else checkSameProject(live, sender, target, io.cwd);
+  }
+  // A remote agent's directory is another machine's: the board is the one this side's project names.
+  const boardDir = target.remote ? senderDir : target.working_dir;
   const { applyBoardLink, boardLinkFor } = await import('./delegate-link.js');
-  const link = await boardLinkFor(opts.coordination ? null : sender.entry, target, opts.task, text, targetArg, io.env);
+  const link = await boardLinkFor(opts.coordination ? null : sender.entry, { ...target, working_dir: boardDir }, opts.task, text, targetArg, io.env);
   const senderTaskId = sender.entry ? await currentTaskOf(sender.entry, io.env) : null;
   const taskId = randomUUID();
-  await applyBoardLink(link, target.working_dir, { a2aTaskId: taskId, text, assignee: target.agent_id, createdBy: sender.id, priority }, io.env);
+  await applyBoardLink(link, boardDir, { a2aTaskId: taskId, text, assignee: target.agent_id, createdBy: sender.id, priority }, io.env);
   const body = {
     task_id: taskId,
     message: { role: 'user', parts },
     metadata: {
       response_mode: mode,
-      ...senderMetadata(sender),
+      ...remoteSender(senderMetadata(sender), target, io.env, (line) => io.err(line)),
       ...(senderTaskId ? { sender_task_id: senderTaskId } : {}),
       ...(link.kind !== 'none' ? { board_task: true } : {}),
     },
