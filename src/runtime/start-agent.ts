@@ -22,11 +22,17 @@ const HEADLESS_SIZE = { cols: 120, rows: 40 };
  * they are loaded one at a time with a turn of the loop between them: the CLI's output reaches
  * the person's terminal (and keys reach the CLI) between two of them, not only once all are in.
  */
-const HEAVY_MODULES = ['fastify', '@xterm/headless', 'pino', 'better-sqlite3'];
+const HEAVY_MODULES: Array<() => unknown> = [
+  () => requireCjs('fastify') as unknown,
+  () => requireCjs('@xterm/headless') as unknown,
+  () => requireCjs('pino') as unknown,
+  () => requireCjs('better-sqlite3') as unknown,
+];
 
 async function loadInSlices(): Promise<void> {
-  for (const name of HEAVY_MODULES) {
-    requireCjs(name);
+  // Each named once as a literal: the build's bundle (scripts/bundle.mjs) resolves them to its own copies.
+  for (const load of HEAVY_MODULES) {
+    load();
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
