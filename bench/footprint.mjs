@@ -330,7 +330,9 @@ try {
   await sleep(SETTLE_MS);
   const afterSse = memoryOf(heavy.pid).rss;
   // The same number of messages again on the now warmed agent: what grows per message, apart
-  // from what the first burst brought once (the scrollback filling to its bound, hot code).
+  // from what the first burst brought once (the scrollback filling to its bound, hot code). This
+  // is RSS without a forced GC: heap V8 grew to in the burst and has not given back counts too
+  // (guides/agent-runtime.md, "Memory", has what a full GC leaves).
   for (let i = 0; i < MESSAGES; i++) await sendAndWait(heavy.endpoint, `footprint message ${MESSAGES + i}`);
   await sleep(SETTLE_MS);
   const afterSecond = memoryOf(heavy.pid).rss;
