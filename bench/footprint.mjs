@@ -7,7 +7,8 @@
 //   - the wrapped CLI's first output (its `echo> ` prompt) in a PTY, with and without Synapse;
 //   - the first A2A request right after start (JSON-RPC SendMessage, gRPC SendMessage, the A2A
 //     card), each on a fresh agent, next to the second one: the difference is the lazy load;
-//   - RSS after 1,000 messages and after 100 SSE subscribe/unsubscribe cycles, with growth;
+//   - RSS after 1,000 messages and after 100 SSE subscribe/unsubscribe cycles, with growth; then
+//     after 1,000 more messages, also over the warmed agent (one-time warm-up vs per-message);
 //   - the earlier figures on the same agent: accept, delivery, round trip, `synapse send --silent`.
 // Each start-up figure is the median of --runs launches (alternating start kinds). The machine's
 // load average is printed at the start and the end: compare figures only from quiet runs.
@@ -328,6 +329,13 @@ try {
   await fetch(`${heavy.endpoint}/tasks/${longId}/cancel`, { method: 'POST' });
   await sleep(SETTLE_MS);
   const afterSse = memoryOf(heavy.pid).rss;
+  // The same number of messages again on the now warmed agent: what grows per message, apart
+  // from what the first burst brought once (the scrollback filling to its bound, hot code). This
+  // is RSS without a forced GC: heap V8 grew to in the burst and has not given back counts too
+  // (guides/agent-runtime.md, "Memory", has what a full GC leaves).
+  for (let i = 0; i < MESSAGES; i++) await sendAndWait(heavy.endpoint, `footprint message ${MESSAGES + i}`);
+  await sleep(SETTLE_MS);
+  const afterSecond = memoryOf(heavy.pid).rss;
   const floor = [];
   const silent = [];
   for (let i = 0; i < 10; i++) {
@@ -391,6 +399,11 @@ try {
     `RSS ${SETTLE_MS / 1000} s after ${SSE_CYCLES} SSE cycles`,
     `${afterSse.toFixed(1)} MiB`,
     `growth ${(((afterSse - heavyIdle) / heavyIdle) * 100).toFixed(1)} % over idle, ${(((afterSse - settledMessages) / settledMessages) * 100).toFixed(1)} % over before the cycles (goal < 10 %)`,
+  );
+  row(
+    `RSS ${SETTLE_MS / 1000} s after ${MESSAGES} more messages`,
+    `${afterSecond.toFixed(1)} MiB`,
+    `growth ${(((afterSecond - heavyIdle) / heavyIdle) * 100).toFixed(1)} % over idle, ${(((afterSecond - settledMessages) / settledMessages) * 100).toFixed(1)} % over the warmed agent (${SETTLE_MS / 1000} s after the first ${MESSAGES})`,
   );
   console.log('earlier figures, same agent:');
   row('POST /tasks/send -> accepted', ms3(accepted));

@@ -9,7 +9,6 @@ import { agentSettings } from './agent-settings.js';
 import { cliEnv } from './cli-env.js';
 import { EarlyCli } from './early-cli.js';
 import { UserTerminal } from './passthrough.js';
-import { requireCjs } from '../require-cjs.js';
 import { claimPort, portRange } from './port-claim.js';
 import type { AgentIdentity } from './presence.js';
 import { envSetting } from '../config/env-setting.js';
@@ -18,15 +17,14 @@ import { bindHost, endpointHost } from './bind-host.js';
 const HEADLESS_SIZE = { cols: 120, rows: 40 };
 
 /**
- * What the rest of the agent loads, heaviest first. Loading a module blocks the event loop, so
- * they are loaded one at a time with a turn of the loop between them: the CLI's output reaches
- * the person's terminal (and keys reach the CLI) between two of them, not only once all are in.
+ * Loads what the rest of the agent needs (heavy-modules.ts). Loading a module blocks the event
+ * loop, so they are loaded one at a time with a turn of the loop between them: the CLI's output
+ * reaches the person's terminal (and keys reach the CLI) between two of them, not only once all are in.
  */
-const HEAVY_MODULES = ['fastify', '@xterm/headless', 'pino', 'better-sqlite3'];
-
 async function loadInSlices(): Promise<void> {
-  for (const name of HEAVY_MODULES) {
-    requireCjs(name);
+  const { HEAVY_MODULES } = await import('./heavy-modules.js');
+  for (const load of HEAVY_MODULES) {
+    load();
     await new Promise((resolve) => setImmediate(resolve));
   }
 }

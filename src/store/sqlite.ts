@@ -15,8 +15,16 @@ export interface Migration {
 }
 
 /**
+ * Each connection's page cache, in KiB (negative: SQLite's unit for a size in KiB): SQLite's own
+ * default, 2 MiB. better-sqlite3 builds SQLite with 16 MiB, and the cache fills as a database
+ * grows: an agent's task database grows ~1.5 KiB a message, so its RSS grew ~2 MiB per 1,000
+ * messages until 16 MiB per connection (guides/agent-runtime.md, "Memory"). The OS caches the file too.
+ */
+const PAGE_CACHE_KIB = -2000;
+
+/**
  * Opens a SQLite file the way every Synapse store does: WAL, a busy timeout so concurrent
- * writers wait instead of failing, foreign keys on, and versioned migrations run once under
+ * writers wait instead of failing, foreign keys on, a 2 MiB page cache, and versioned migrations run once under
  * an immediate transaction (whichever process opens the file first runs them).
  */
 export function openDatabase(file: string, migrations: Migration[], options: { readonly?: boolean } = {}): Db {
@@ -30,6 +38,7 @@ export function openDatabase(file: string, migrations: Migration[], options: { r
     if (!options.readonly) db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
     db.pragma('synchronous = NORMAL');
+    db.pragma(`cache_size = ${PAGE_CACHE_KIB}`);
     if (!options.readonly) migrate(db, migrations);
   } catch (err) {
     throw new SynapseError('database_error', `cannot open database ${file}: ${(err as Error).message}`, { file });

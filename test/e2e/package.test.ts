@@ -76,6 +76,8 @@ describe('the npm package', () => {
     for (const f of [
       'bin/synapse.js',
       'dist/cli/main.js',
+      'dist/bundle/main.js',
+      'dist/bundle/vendor-fastify.js',
       'npm-shrinkwrap.json',
       'README.md',
       'templates/synapse/settings.json',

@@ -25,6 +25,7 @@ beforeEach(() => {
   write('dist/cli/main.js', later(10));
   write('dist/server/schemas.js', later(10));
   write('dist/server/schemas.generated.json', later(11));
+  write('dist/bundle/main.js', later(12));
 });
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -42,7 +43,7 @@ describe('staleReasons', () => {
     write('src/config/env-number.ts', later(5));
     expect(staleReasons(root)).toEqual([`dist/${path.join('config', 'env-number.js')} is missing`]);
     fs.rmSync(path.join(root, 'dist'), { recursive: true });
-    expect(staleReasons(root)).toHaveLength(3);
+    expect(staleReasons(root)).toHaveLength(4);
   });
 
   it('counts tsconfig.json as an input of every file', () => {
@@ -52,6 +53,16 @@ describe('staleReasons', () => {
 
   it('names JSON schemas emitted before their module was last compiled (a bare tsc, no emit step)', () => {
     write('dist/server/schemas.js', later(30));
-    expect(staleReasons(root)).toEqual([`dist/${path.join('server', 'schemas.generated.json')} is older than dist/${path.join('server', 'schemas.js')}`]);
+    expect(staleReasons(root)).toEqual([
+      `dist/${path.join('server', 'schemas.generated.json')} is older than dist/${path.join('server', 'schemas.js')}`,
+      `dist/bundle/main.js is older than dist/${path.join('server', 'schemas.js')}`,
+    ]);
+  });
+
+  it('names the bundle the bin runs when it is missing, or older than a compiled module (a bare tsc, no bundle step)', () => {
+    write('dist/cli/main.js', later(40));
+    expect(staleReasons(root)).toEqual([`dist/bundle/main.js is older than dist/${path.join('cli', 'main.js')}`]);
+    fs.rmSync(path.join(root, 'dist', 'bundle'), { recursive: true });
+    expect(staleReasons(root)).toEqual(['dist/bundle/main.js is missing']);
   });
 });

@@ -33,7 +33,8 @@ function mtime(file: string): number | null {
 /**
  * Why `root/dist` is out of date, one reason per line (empty when it is fresh): a source file
  * without its compiled `.js`, or newer than it (tsconfig.json counts as an input of every
- * file), and a generated JSON schema older than the module it was emitted from.
+ * file), a generated JSON schema older than the module it was emitted from, and the bundle
+ * the bin runs (dist/bundle/, scripts/bundle.mjs) missing or older than a compiled module.
  */
 export function staleReasons(root: string): string[] {
   const src = path.join(root, 'src');
@@ -53,6 +54,12 @@ export function staleReasons(root: string): string[] {
     const built = mtime(module);
     if (built !== null && (mtime(json) ?? 0) < built) reasons.push(`dist/${path.relative(dist, json)} is older than dist/${path.relative(dist, module)}`);
   }
+  const bundle = path.join(dist, 'bundle', 'main.js');
+  const bundled = mtime(bundle);
+  const compiled = files(dist).filter((f) => f.endsWith('.js') && !f.startsWith(path.dirname(bundle) + path.sep));
+  const newest = compiled.reduce<string | null>((a, f) => (a === null || (mtime(f) ?? 0) > (mtime(a) ?? 0) ? f : a), null);
+  if (bundled === null) reasons.push('dist/bundle/main.js is missing');
+  else if (newest && (mtime(newest) ?? 0) > bundled) reasons.push(`dist/bundle/main.js is older than dist/${path.relative(dist, newest)}`);
   return reasons;
 }
 

@@ -104,11 +104,13 @@ describe('an idle agent', () => {
     expect(sent.status).toBe(202);
 
     const idle = loaded(dir, pid);
-    // The trace sees the agent's own modules, so an empty answer below is not an empty trace.
-    expect(idle.some((p) => p.includes('/fastify/fastify.js'))).toBe(true);
-    expect(idle.some((p) => p.includes('/dist/runtime/agent.js'))).toBe(true);
+    // The trace sees the agent's own modules, so an empty answer below is not an empty trace. The
+    // agent runs the build's bundle (scripts/bundle.mjs): Fastify is in its vendor-fastify chunk.
+    expect(idle.some((p) => p.endsWith('/dist/bundle/vendor-fastify.js'))).toBe(true);
+    expect(idle.some((p) => p.endsWith('/dist/bundle/agent.js'))).toBe(true);
+    expect(idle.filter((p) => p.includes('/node_modules/fastify/'))).toEqual([]);
     expect(lazyIn(idle)).toEqual([]);
-    expect(idle.filter((p) => p.includes('/commander/'))).toEqual([]);
+    expect(idle.filter((p) => /\/commander\/|\/dist\/bundle\/program\.js$/.test(p))).toEqual([]);
     // The MCP server's SDK, zod and the TOML parser load only in `synapse mcp serve` / `install`.
     expect(idle.filter((p) => /\/node_modules\/(@modelcontextprotocol\/sdk|zod|smol-toml)\//.test(p))).toEqual([]);
     // Nor the settings/skills schemas (TypeBox), the YAML parser or the prompts.
@@ -117,9 +119,9 @@ describe('an idle agent', () => {
     expect(idle.filter((p) => MONITOR_ONLY.test(p))).toEqual([]);
     // Nor the Canvas dashboard's server and browser packages (only `synapse canvas serve` loads them).
     expect(idle.filter((p) => /\/node_modules\/(@fastify\/websocket|ws|marked|dompurify|mermaid|chart\.js|playwright-core)\//.test(p))).toEqual([]);
-    expect(idle.filter((p) => /\/dist\/(server\/canvas|store\/canvas)/.test(p))).toEqual([]);
+    expect(idle.filter((p) => /\/dist\/(server\/canvas|store\/canvas|bundle\/canvas)/.test(p))).toEqual([]);
     // Nor the PostgreSQL client: only a configured postgres:// store loads it (issue 22).
-    expect(idle.filter((p) => /\/node_modules\/(pg|pg-pool|pg-protocol|pg-types|pgpass)\/|\/dist\/store\/(pg-db|board-pg)\.js/.test(p))).toEqual([]);
+    expect(idle.filter((p) => /\/node_modules\/(pg|pg-pool|pg-protocol|pg-types|pgpass)\/|\/dist\/(store|bundle)\/(pg-db|board-pg)\.js/.test(p))).toEqual([]);
 
     // The first JSON-RPC request loads the SDK, not gRPC; the first gRPC call loads gRPC.
     expect((await rpc(`${endpoint}/a2a/jsonrpc`, sendMessage('over json-rpc'))).result.task.status.state).toBe('TASK_STATE_COMPLETED');
@@ -149,16 +151,18 @@ const libsIn = (modules: string[], pattern: RegExp) => [...new Set(modules.filte
 describe('a plain command', () => {
   it('`synapse list` loads no schema library, YAML parser, prompts, MCP SDK or HTTP server (each costs start-up time)', async () => {
     const modules = await traced(['list', '--json']);
-    expect(modules.some((p) => p.includes('/dist/cli/program.js'))).toBe(true);
+    expect(modules.some((p) => p.endsWith('/dist/bundle/program.js'))).toBe(true);
     const heavy = /\/node_modules\/(typebox|yaml|@inquirer|@modelcontextprotocol|zod|smol-toml|fastify|@a2a-js|@grpc)\//;
     expect(libsIn(modules, heavy)).toEqual([]);
+    // Nor the bundled Fastify, pino or xterm (the agent's chunks).
+    expect(modules.filter((p) => /\/dist\/bundle\/vendor-(fastify|pino|xterm)\.js$/.test(p))).toEqual([]);
   });
 
   it.each(['list --json', 'list --plain', 'list', 'profiles --json', 'config get list.columns'])(
     '`synapse %s` without a terminal does not load Ink or React (only the live monitor does)',
     async (command) => {
       const modules = await traced(command.split(' '));
-      expect(modules.some((p) => p.includes('/dist/cli/program.js'))).toBe(true);
+      expect(modules.some((p) => p.endsWith('/dist/bundle/program.js'))).toBe(true);
       expect(libsIn(modules, MONITOR_ONLY)).toEqual([]);
     },
   );

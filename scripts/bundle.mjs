@@ -1,0 +1,100 @@
+// Build step (after tsc): bundles the compiled CLI, dist/cli/main.js, into dist/bundle/ (rolldown),
+// so that a process reads and compiles a few files instead of hundreds: an agent loaded ~380
+// modules before its card answered (bin/synapse.js runs the bundle; guides/agent-runtime.md).
+//   - Every dynamic import stays a separate chunk, loaded when it is today: what an idle agent
+//     does not load (the A2A SDK, gRPC, commander for an agent …) it still does not load.
+//   - Fastify, pino and xterm (what every agent loads at start-up) are bundled in, each package
+//     set in a chunk of its own name (vendor-*.js); every other
+//     package stays external and loads from node_modules as before: native addons (node-pty,
+//     better-sqlite3), the lazily loaded stacks, and all the rest.
+//   - `import.meta.url` of each compiled module is rewritten to that module's own URL in dist/,
+//     so files found relative to it (templates, generated schemas, bin/synapse.js) are the same.
+import fs from 'node:fs';
+import path from 'node:path';
+import { builtinModules } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { rolldown } from 'rolldown';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const DIST = path.join(ROOT, 'dist');
+const OUT = path.join(DIST, 'bundle');
+
+/**
+ * Packages bundled in, with everything they require: what an agent loads before its card answers.
+ * Not commander: a `require` of a bundled package becomes a static import of its chunk, and the
+ * agent's entry (cli/main.js) names commander for the commands it never runs.
+ */
+const INLINE = new Set(['fastify', 'pino', '@xterm/headless']);
+/** Required by fastify only when a schema must be compiled or serialised: they stay lazy (and external). */
+const LAZY = new Set(['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'ajv', 'ajv-formats', 'fast-json-stringify', 'thread-stream']);
+const BUILTINS = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
+
+const packageOf = (spec) =>
+  spec
+    .split('/')
+    .slice(0, spec.startsWith('@') ? 2 : 1)
+    .join('/');
+const inPackage = (file) => /[\\/]node_modules[\\/]/.test(file ?? '');
+
+/** Bundled or not: our own modules and INLINE packages (and what they require) are; the rest is external. */
+function external(id, importer) {
+  if (BUILTINS.has(id)) return true;
+  if (id.startsWith('.') || path.isAbsolute(id)) return false;
+  const pkg = packageOf(id);
+  if (LAZY.has(pkg)) return true;
+  if (INLINE.has(pkg)) return false;
+  return !inPackage(importer);
+}
+
+/** The package a file in node_modules belongs to. */
+function packageOfFile(file) {
+  const [scope, name] = file.slice(file.lastIndexOf('node_modules') + 'node_modules/'.length).split(/[\\/]/);
+  return scope.startsWith('@') ? `${scope}/${name}` : scope;
+}
+const PINO = new Set(['pino', ...Object.keys(JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules/pino/package.json'), 'utf8')).dependencies)]);
+
+/**
+ * The bundled packages in chunks of stable names (`vendor-fastify.js`, `vendor-pino.js`,
+ * `vendor-xterm.js`), each loaded only by what needs it (a command loads no Fastify).
+ */
+const vendorOf = (id) => {
+  const pkg = inPackage(id) ? packageOfFile(id) : null;
+  if (!pkg) return null;
+  if (pkg === '@xterm/headless') return 'vendor-xterm';
+  return PINO.has(pkg) ? 'vendor-pino' : 'vendor-fastify';
+};
+const VENDOR_GROUPS = ['vendor-xterm', 'vendor-pino', 'vendor-fastify'].map((name) => ({ name, test: (id) => vendorOf(id) === name }));
+
+/** Our `requireCjs('pkg')` of an INLINE package becomes `require('pkg')`, which the bundler resolves. */
+const REQUIRE_CJS = /\brequireCjs\(\s*'([^']+)'\s*\)/g;
+
+const rewrite = {
+  name: 'synapse-dist',
+  transform(code, id) {
+    if (!id.startsWith(DIST) || inPackage(id)) return null;
+    const rel = path.relative(OUT, id).split(path.sep).join('/');
+    let out = code.replaceAll('import.meta.url', `new URL(${JSON.stringify(rel)}, import.meta.url).href`);
+    out = out.replace(REQUIRE_CJS, (all, name) => (INLINE.has(packageOf(name)) ? `require(${JSON.stringify(name)})` : all));
+    return out === code ? null : { code: out };
+  },
+};
+
+fs.rmSync(OUT, { recursive: true, force: true });
+const bundle = await rolldown({
+  input: { main: path.join(DIST, 'cli', 'main.js') },
+  platform: 'node',
+  external,
+  plugins: [rewrite],
+  logLevel: 'warn',
+});
+const { output } = await bundle.write({
+  dir: OUT,
+  format: 'esm',
+  entryFileNames: '[name].js',
+  chunkFileNames: '[name].js',
+  minify: true,
+  codeSplitting: { groups: VENDOR_GROUPS },
+});
+await bundle.close();
+const bytes = output.reduce((n, o) => n + (o.code?.length ?? 0), 0);
+console.log(`bundled dist/cli/main.js into ${output.length} files in dist/bundle (${(bytes / 1024).toFixed(0)} KiB)`);
