@@ -574,9 +574,9 @@ class Agent {
       this.presence.stop();
       this.user?.stop();
       await this.http.stop().catch(() => undefined);
-      await this.webhooks.stop(2000);
+      // Webhooks and a history written to a network store drain side by side, each with its deadline.
+      await Promise.all([this.webhooks.stop(2000), this.history.close()]);
       await this.boardSync.settled();
-      await this.history.close();
       this.store.close();
       this.session.stop();
       const code = this.session.exitedWith ?? 0;

@@ -86,7 +86,7 @@ export class AsyncHistoryWriter {
   }
 
   /** Drains for at most `deadlineMs`, then closes; what still waits is named in the log. */
-  async close(deadlineMs = 5000): Promise<void> {
+  async close(deadlineMs = 3000): Promise<void> {
     if (this.retry) this.clock.clearTimeout(this.retry);
     this.retry = null;
     const end = this.clock.now() + deadlineMs;
