@@ -4,6 +4,20 @@ import type { CleanupResult, HistoryAgent, HistoryEntry, HistoryStats } from './
 
 export type SearchLogic = 'AND' | 'OR';
 
+/** How the recording goes, for `GET /status` (`history`). */
+export interface HistoryHealth {
+  /** False while the database cannot be written. */
+  ok: boolean;
+  /** Entries waiting in memory to be written. */
+  backlog: number;
+  /** Entries dropped because the backlog was full (since the agent started). */
+  dropped: number;
+  /** Why writes fail, or null. */
+  error: string | null;
+  /** When they started failing, or null. */
+  since: string | null;
+}
+
 /**
  * The history of finished tasks, whichever backend holds it (issue 22): the user's SQLite file
  * (`~/.synapse/history/history.db`, FTS5 with BM25), or the team's PostgreSQL store (a `tsvector`

@@ -90,7 +90,7 @@ export const PG_COLUMNS = [
 export type PgHistoryRow = HistoryRow & { host: string; in_reply_to: string | null };
 
 /** The portable row of an entry (the SQLite row without `seq`): receipt, metadata and usage as JSON text. */
-export function portableRow(e: HistoryEntry): Omit<HistoryRow, 'seq'> {
+function portableRow(e: HistoryEntry): Omit<HistoryRow, 'seq'> {
   const u = e.usage;
   const { usage: _usage, host: _host, ...rest } = e;
   return {

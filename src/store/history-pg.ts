@@ -100,10 +100,9 @@ export class PgHistory implements History {
   }
 
   async workingDirsOfName(name: string): Promise<string[]> {
-    const rows = await this.db.query<{ working_dir: string }>(
-      `SELECT DISTINCT working_dir FROM history WHERE agent_name = $1 AND working_dir IS NOT NULL`,
-      [name],
-    );
+    const rows = await this.db.query<{ working_dir: string }>(`SELECT DISTINCT working_dir FROM history WHERE agent_name = $1 AND working_dir IS NOT NULL`, [
+      name,
+    ]);
     return rows.map((r) => r.working_dir);
   }
 
@@ -241,23 +240,28 @@ export class PgHistory implements History {
   async cleanup(options: { days?: number; maxBytes?: number; dryRun?: boolean }): Promise<CleanupResult> {
     checkCleanup(options);
     const cutoff = options.days === undefined ? null : new Date(this.clock.now() - options.days * 86_400_000).toISOString();
-    return this.db.tx(async (q) => {
-      // One cleaner at a time; agents keep recording meanwhile (their new rows are not candidates).
-      await q(`SELECT pg_advisory_xact_lock(hashtext('synapse_history_cleanup'))`);
-      const rows = (
-        await q<{ seq: string; finished_at: string; bytes: string }>(`SELECT seq, finished_at, ${PAYLOAD} AS bytes FROM history ORDER BY finished_at DESC, seq DESC`)
-      ).map((r) => ({ seq: Number(r.seq), finished_at: r.finished_at, bytes: Number(r.bytes) }));
-      const before = rows.reduce((n, r) => n + r.bytes, 0);
-      const doomed = pickDoomed(rows, cutoff, options.maxBytes, 1);
-      if (!options.dryRun && doomed.seqs.length > 0 && !options.dryRun) await q(`DELETE FROM history WHERE seq = ANY($1::bigint[])`, [doomed.seqs]);
-      return {
-        dry_run: Boolean(options.dryRun),
-        deleted: doomed.seqs.length,
-        bytes_before: before,
-        bytes_after: before - doomed.estimatedBytes,
-        remaining: rows.length - doomed.seqs.length,
-      };
-    }, options.dryRun ? { readOnly: true } : {});
+    return this.db.tx(
+      async (q) => {
+        // One cleaner at a time; agents keep recording meanwhile (their new rows are not candidates).
+        await q(`SELECT pg_advisory_xact_lock(hashtext('synapse_history_cleanup'))`);
+        const rows = (
+          await q<{ seq: string; finished_at: string; bytes: string }>(
+            `SELECT seq, finished_at, ${PAYLOAD} AS bytes FROM history ORDER BY finished_at DESC, seq DESC`,
+          )
+        ).map((r) => ({ seq: Number(r.seq), finished_at: r.finished_at, bytes: Number(r.bytes) }));
+        const before = rows.reduce((n, r) => n + r.bytes, 0);
+        const doomed = pickDoomed(rows, cutoff, options.maxBytes, 1);
+        if (!options.dryRun && doomed.seqs.length > 0 && !options.dryRun) await q(`DELETE FROM history WHERE seq = ANY($1::bigint[])`, [doomed.seqs]);
+        return {
+          dry_run: Boolean(options.dryRun),
+          deleted: doomed.seqs.length,
+          bytes_before: before,
+          bytes_after: before - doomed.estimatedBytes,
+          remaining: rows.length - doomed.seqs.length,
+        };
+      },
+      options.dryRun ? { readOnly: true } : {},
+    );
   }
 
   async count(): Promise<number> {
@@ -277,7 +281,10 @@ export async function pgHistoryMigrate(url: string, options: { retryForMs?: numb
 }
 
 /** `synapse store status`: schema version and row count, read-only. */
-export async function pgHistoryStatus(url: string, options: { retryForMs?: number } = {}): Promise<{ schema_version: number; latest_version: number; rows: { entries: number } }> {
+export async function pgHistoryStatus(
+  url: string,
+  options: { retryForMs?: number } = {},
+): Promise<{ schema_version: number; latest_version: number; rows: { entries: number } }> {
   const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });
   try {
     const version = await db.schemaVersion('history');

@@ -5,6 +5,7 @@ import { isRecordable } from './history-entry.js';
 import { historyDbPath, type HistoryAgent } from './history-schema.js';
 import { HistoryStore, historyEnabled } from './history.js';
 import { storeTarget } from './store-url.js';
+import type { HistoryHealth } from './history-api.js';
 import { AsyncHistoryWriter } from './history-writer.js';
 
 /** Finished tasks kept in memory while the history database cannot be written; older ones beyond are dropped. */
@@ -12,19 +13,7 @@ const HISTORY_BACKLOG = 50;
 /** How often a failing history database is tried again while entries wait. */
 const RETRY_MS = 2000;
 
-/** How the recording goes, for `GET /status` (`history`). */
-export interface HistoryHealth {
-  /** False while the database cannot be written. */
-  ok: boolean;
-  /** Entries waiting in memory to be written. */
-  backlog: number;
-  /** Entries dropped because the backlog was full (since the agent started). */
-  dropped: number;
-  /** Why writes fail, or null. */
-  error: string | null;
-  /** When they started failing, or null. */
-  since: string | null;
-}
+export type { HistoryHealth } from './history-api.js';
 
 interface Pending {
   task: Task;

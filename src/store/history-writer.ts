@@ -1,8 +1,7 @@
 import type { Task } from '../agent-api/task.js';
 import { iso, systemClock, type Clock } from '../clock.js';
-import type { History } from './history-api.js';
+import type { History, HistoryHealth } from './history-api.js';
 import { isRecordable } from './history-entry.js';
-import type { HistoryHealth } from './history-recorder.js';
 import type { HistoryAgent } from './history-schema.js';
 
 /** Finished tasks kept in memory while the store cannot be written; older ones beyond are dropped. */

@@ -129,7 +129,7 @@ const HistoryRowSchema = Type.Object(
 );
 
 export type LockRowOut = Static<typeof LockRowSchema>;
-export type HistoryRowOut = Static<typeof HistoryRowSchema>;
+type HistoryRowOut = Static<typeof HistoryRowSchema>;
 
 /** The tables, in the order they are written and imported (a dependency after both its tasks). */
 export const TABLES = {

@@ -112,10 +112,10 @@ async function importRow(q: Query, t: TableName, row: Record<string, unknown>, c
   const extra = t === 'history' ? { in_reply_to: pgRow(row as never, String(row.host)).in_reply_to } : {};
   const names = [...cols, ...Object.keys(extra)];
   try {
-    await q(
-      `INSERT INTO ${table} (${names.join(', ')}) ${identity ? 'OVERRIDING SYSTEM VALUE' : ''} VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')})`,
-      [...values, ...Object.values(extra)],
-    );
+    await q(`INSERT INTO ${table} (${names.join(', ')}) ${identity ? 'OVERRIDING SYSTEM VALUE' : ''} VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')})`, [
+      ...values,
+      ...Object.values(extra),
+    ]);
   } catch (err) {
     throw conflictError(t, k, line, JSON.stringify({ error: (err as Error).message }), incoming);
   }

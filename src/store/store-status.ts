@@ -154,7 +154,10 @@ export async function migrateStore(projectDir: string, options: { env: Env; targ
 }
 
 /** The user's history file, made private as HistoryStore makes it (it holds every conversation). */
-function migrateHistory(env: Env, migrate: (file: string, migrations: typeof HISTORY_MIGRATIONS) => { from: number; to: number }): { from: number; to: number } {
+function migrateHistory(
+  env: Env,
+  migrate: (file: string, migrations: typeof HISTORY_MIGRATIONS) => { from: number; to: number },
+): { from: number; to: number } {
   const file = historyDbPath(env);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   return migrate(file, HISTORY_MIGRATIONS);

@@ -210,21 +210,22 @@ export async function traceTask(id: string, o: { agent?: string; json?: boolean 
   println(io, traceText(trace));
 }
 
+/** Where the history lives, and who can read it (issue 22: a PostgreSQL store is the team's). */
+const HISTORY_DESCRIPTION =
+  'Every finished task of every agent: list, show, search, stats, export, cleanup. Kept in ~/.synapse/history/history.db, or, with a PostgreSQL ' +
+  'store (SYNAPSE_STORE_URL / settings store.url), in that database: then everyone using the store can read every task text, yours included';
+const HISTORY_EXAMPLES = [
+  'synapse history list --agent alice',
+  'synapse history search parser error --logic AND',
+  'synapse history stats',
+  'synapse trace 1a2b3c4d',
+  "SYNAPSE_STORE_URL=postgres://synapse@db.lan/team synapse history list   # the team's history across hosts (HOST column)",
+];
+
 /** Declarations only, one block per command: long, but there is no logic in it. */
 export function registerHistoryCommands(program: Command): void {
-  const history = program
-    .command('history')
-    .description(
-      'Every finished task of every agent: list, show, search, stats, export, cleanup. Kept in ~/.synapse/history/history.db, or, with a PostgreSQL ' +
-        'store (SYNAPSE_STORE_URL / settings store.url), in that database: then everyone using the store can read every task text, yours included',
-    );
-  examples(history, [
-    'synapse history list --agent alice',
-    'synapse history search parser error --logic AND',
-    'synapse history stats',
-    'synapse trace 1a2b3c4d',
-    'SYNAPSE_STORE_URL=postgres://synapse@db.lan/team synapse history list   # the team\'s history across hosts (HOST column)',
-  ]);
+  const history = program.command('history').description(HISTORY_DESCRIPTION);
+  examples(history, HISTORY_EXAMPLES);
 
   examples(
     history

@@ -48,7 +48,7 @@ async function storeStatusCommand(flags: StoreFlags, io: CommandIo): Promise<voi
       const history = status.components.history;
       println(
         io,
-        `history   ${schemaLine(history)} · ${history.rows.entries ?? 0} entries${history.location ? ` (${history.location}: this user's, every project)` : ' (the team\'s: every host can read every task text)'}`,
+        `history   ${schemaLine(history)} · ${history.rows.entries ?? 0} entries${history.location ? ` (${history.location}: this user's, every project)` : " (the team's: every host can read every task text)"}`,
       );
     }
     println(io, `local     ${status.local_only.join(', ')}: still in this machine's files (not in the store yet)`);

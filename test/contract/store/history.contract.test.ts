@@ -18,10 +18,7 @@ const alice: HistoryAgent = { agent_id: 'synapse-claude-8100', name: 'alice', ag
 const bob: HistoryAgent = { agent_id: 'synapse-codex-8120', name: 'bob', agent_type: 'codex', working_dir: '/work/q' };
 
 let seq = 0;
-function finished(
-  state: TaskState,
-  o: { id?: string; input?: string; output?: string; t?: number; turnMs?: number; metadata?: Task['metadata'] } = {},
-): Task {
+function finished(state: TaskState, o: { id?: string; input?: string; output?: string; t?: number; turnMs?: number; metadata?: Task['metadata'] } = {}): Task {
   const t = o.t ?? Date.parse('2026-03-01T10:00:00Z') + seq * 60_000;
   seq++;
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -115,11 +112,22 @@ for (const backend of [sqlite(), postgres()]) {
       expect(history.backend).toBe(backend.name);
       const t = finished('completed', { output: 'first answer' });
       await history.record(t, alice);
-      await history.record({ ...t, artifacts: [{ artifact_id: 'b', name: 'response', parts: [{ type: 'text', text: 'token=abcdefabcdefabcdef1234 done' }] }] }, alice);
+      await history.record(
+        { ...t, artifacts: [{ artifact_id: 'b', name: 'response', parts: [{ type: 'text', text: 'token=abcdefabcdefabcdef1234 done' }] }] },
+        alice,
+      );
       await history.record(t, bob);
       expect(await history.count()).toBe(2);
       const e = await history.find(t.id, { agent: 'alice' });
-      expect(e).toMatchObject({ task_id: t.id, agent_id: alice.agent_id, agent_name: 'alice', status: 'completed', sender_name: 'carol', priority: 3, turn_ms: 4000 });
+      expect(e).toMatchObject({
+        task_id: t.id,
+        agent_id: alice.agent_id,
+        agent_name: 'alice',
+        status: 'completed',
+        sender_name: 'carol',
+        priority: 3,
+        turn_ms: 4000,
+      });
       expect(e.output).not.toContain('abcdefabcdefabcdef1234');
       expect(e.receipt.delivered_at).toBe(t.receipt.delivered_at);
       expect(e.metadata.kind).toBe('message');
@@ -183,7 +191,14 @@ for (const backend of [sqlite(), postgres()]) {
 
     it('counts, rates, takes the median turn, and sums token usage per agent and overall', async () => {
       const usage = (input: number, output: number, model: string) => ({
-        usage: { input_tokens: input, output_tokens: output, cache_read_tokens: 10, cache_write_tokens: 0, records: 1, by_model: { [model]: { input_tokens: input, output_tokens: output, cache_read_tokens: 10, cache_write_tokens: 0 } } },
+        usage: {
+          input_tokens: input,
+          output_tokens: output,
+          cache_read_tokens: 10,
+          cache_write_tokens: 0,
+          records: 1,
+          by_model: { [model]: { input_tokens: input, output_tokens: output, cache_read_tokens: 10, cache_write_tokens: 0 } },
+        },
       });
       await history.record(finished('completed', { turnMs: 1000, metadata: usage(100, 50, 'claude-sonnet-4-5') }), alice);
       await history.record(finished('completed', { turnMs: 3000, metadata: usage(200, 20, 'claude-sonnet-4-5') }), alice);

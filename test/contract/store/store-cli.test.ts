@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Task } from '../../../src/agent-api/task.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempHome } from '../../support/synapse.js';
 import { freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
@@ -159,11 +160,11 @@ describe.skipIf(unavailable !== '')(`synapse store and synapse tasks on PostgreS
     expect(raced.map((l) => l.agent_id)).toEqual([JSON.parse(winners[0]!.stdout).lock.agent_id]);
   });
 
-  it('synapse history reads the team\'s history in the database: entries of two hosts, search, stats, status counts; the local file gets none', async () => {
+  it("synapse history reads the team's history in the database: entries of two hosts, search, stats, status counts; the local file gets none", async () => {
     const { PgHistory } = await import('../../../src/store/history-pg.js');
     const { secretRedactor } = await import('../../../src/redact.js');
     const at = Date.parse('2026-05-01T10:00:00Z');
-    const task = (id: string, input: string, output: string) => ({
+    const task = (id: string, input: string, output: string): Task => ({
       id,
       context_id: 'ctx',
       status: { state: 'completed' as const, timestamp: new Date(at + 5000).toISOString() },
@@ -181,7 +182,12 @@ describe.skipIf(unavailable !== '')(`synapse store and synapse tasks on PostgreS
     ] as const) {
       const h = await PgHistory.open(db.url, { redact: secretRedactor({}), host });
       try {
-        await h.record(task(id, `rotate the ${name} keys`, 'keys rotated'), { agent_id: `synapse-claude-${name}`, name, agent_type: 'claude', working_dir: project });
+        await h.record(task(id, `rotate the ${name} keys`, 'keys rotated'), {
+          agent_id: `synapse-claude-${name}`,
+          name,
+          agent_type: 'claude',
+          working_dir: project,
+        });
       } finally {
         await h.close();
       }
@@ -204,7 +210,7 @@ describe.skipIf(unavailable !== '')(`synapse store and synapse tasks on PostgreS
     const local = JSON.parse((await runCli(['store', 'status', '--json'], { env: t.env, cwd: project })).stdout);
     expect(local.components.history.rows.entries).toBe(0);
     const help = await runCli(['history', '--help'], { env, cwd: project });
-    expect(help.stdout.replace(/\s+/g, " ")).toMatch(/everyone using the store can read every task text/);
+    expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/everyone using the store can read every task text/);
   });
 
   it('shows store.url with its password hidden in synapse config show', async () => {

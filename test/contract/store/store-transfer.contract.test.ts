@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Task } from '../../../src/agent-api/task.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clockFrom } from '../../../src/clock.js';
 import { secretRedactor } from '../../../src/redact.js';
@@ -72,7 +73,7 @@ async function fill(dir: string): Promise<void> {
   const history = HistoryStore.open(envFor(dir));
   try {
     const at = (ms: number) => new Date(Date.parse('2026-02-01T12:00:00Z') + ms).toISOString();
-    const task = (id: string, input: string, output: string, ms: number, metadata: Record<string, unknown>) => ({
+    const task = (id: string, input: string, output: string, ms: number, metadata: Task['metadata']): Task => ({
       id,
       context_id: 'ctx',
       status: { state: 'completed' as const, timestamp: at(ms + 5000) },
@@ -84,10 +85,20 @@ async function fill(dir: string): Promise<void> {
       created_at: at(ms),
       updated_at: at(ms + 5000),
     });
-    const usage = { input_tokens: 120, output_tokens: 30, cache_read_tokens: 5, cache_write_tokens: 0, records: 1, by_model: { echo: { input_tokens: 120, output_tokens: 30, cache_read_tokens: 5, cache_write_tokens: 0 } } };
+    const usage = {
+      input_tokens: 120,
+      output_tokens: 30,
+      cache_read_tokens: 5,
+      cache_write_tokens: 0,
+      records: 1,
+      by_model: { echo: { input_tokens: 120, output_tokens: 30, cache_read_tokens: 5, cache_write_tokens: 0 } },
+    };
     const agent = (name: string, workingDir: string) => ({ agent_id: `synapse-echo-${name}`, name, agent_type: 'echo', working_dir: workingDir });
     history.record(task('aaaa0001-0000-4000-8000-000000000001', 'design the schema', 'tables: tasks, deps', 0, { usage }), agent('alice', dir));
-    history.record(task('bbbb0002-0000-4000-8000-000000000002', 'review it', 'looks good', 60_000, { in_reply_to: 'aaaa0001-0000-4000-8000-000000000001' }), agent('bob', dir));
+    history.record(
+      task('bbbb0002-0000-4000-8000-000000000002', 'review it', 'looks good', 60_000, { in_reply_to: 'aaaa0001-0000-4000-8000-000000000001' }),
+      agent('bob', dir),
+    );
     // Another project's task in the same user's file: not this project's export.
     history.record(task('cccc0003-0000-4000-8000-000000000003', 'elsewhere', 'other project', 120_000, {}), agent('carol', path.join(tmp, 'elsewhere')));
   } finally {
