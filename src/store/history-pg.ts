@@ -251,7 +251,7 @@ export class PgHistory implements History {
         ).map((r) => ({ seq: Number(r.seq), finished_at: r.finished_at, bytes: Number(r.bytes) }));
         const before = rows.reduce((n, r) => n + r.bytes, 0);
         const doomed = pickDoomed(rows, cutoff, options.maxBytes, 1);
-        if (!options.dryRun && doomed.seqs.length > 0 && !options.dryRun) await q(`DELETE FROM history WHERE seq = ANY($1::bigint[])`, [doomed.seqs]);
+        if (!options.dryRun && doomed.seqs.length > 0) await q(`DELETE FROM history WHERE seq = ANY($1::bigint[])`, [doomed.seqs]);
         return {
           dry_run: Boolean(options.dryRun),
           deleted: doomed.seqs.length,
