@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { HistoryRecorder } from '../store/history-recorder.js';
+import type { HistoryRecording } from '../store/history-recorder.js';
 import type { AgentApi, NewTask } from '../agent-api/agent-api.js';
 import { messageText, type Message, type Task } from '../agent-api/task.js';
 import { SynapseError } from '../errors.js';
@@ -29,7 +29,7 @@ export interface AgentParts {
   gate: StartupGate;
   registry: FileRegistry;
   limits: Limits;
-  history: Pick<HistoryRecorder, 'health'>;
+  history: Pick<HistoryRecording, 'health'>;
   startedAt: string;
   isShuttingDown: () => boolean;
   shutdown: (reason: string) => void;

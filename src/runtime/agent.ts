@@ -16,7 +16,7 @@ import type { RegistryEntry } from '../registry/entry.js';
 import type { FileRegistry } from '../registry/registry.js';
 import { ReplyStack } from '../registry/reply-stack.js';
 import { AgentTaskStore } from '../store/agent-tasks.js';
-import { HistoryRecorder } from '../store/history-recorder.js';
+import { createHistoryRecording, type HistoryRecording } from '../store/history-recorder.js';
 import { WebhookStore } from '../store/webhooks.js';
 import { agentApi } from './agent-api-impl.js';
 import type { AgentSettings } from './agent-settings.js';
@@ -175,7 +175,7 @@ class Agent {
   private readonly events: TaskEvents;
   private readonly webhookStore: WebhookStore;
   private readonly webhooks: WebhookDispatcher;
-  private readonly history: HistoryRecorder;
+  private readonly history: HistoryRecording;
   private readonly boardSync: BoardSync;
   private readonly session: CliSession;
   private readonly user: UserTerminal | null;
@@ -215,7 +215,7 @@ class Agent {
     this.events = new TaskEvents(clock);
     this.webhookStore = new WebhookStore(this.store.db, clock, f.settings.limits.webhooks);
     this.webhooks = new WebhookDispatcher({ store: this.webhookStore, env, log, clock, agentId: identity.agentId, tls: f.settings.peerTls, redact });
-    this.history = new HistoryRecorder(env, { log, warn: (m) => this.logger.warn(m) });
+    this.history = createHistoryRecording(env, opts.cwd, { log, warn: (m) => this.logger.warn(m) });
     this.boardSync = new BoardSync({ projectDir: opts.cwd, agentId: identity.agentId, env, log: this.logger });
     try {
       this.session = new CliSession({ profile, cli: f.cli, commandLine: f.commandLine, size: f.size, clock, scrollbackLines: f.settings.scrollbackLines });
@@ -576,9 +576,9 @@ class Agent {
       await this.presence.stop();
       this.user?.stop();
       await this.http.stop().catch(() => undefined);
-      await this.webhooks.stop(2000);
+      // Webhooks and a history written to a network store drain side by side, each with its deadline.
+      await Promise.all([this.webhooks.stop(2000), this.history.close()]);
       await this.boardSync.settled();
-      this.history.close();
       this.store.close();
       this.session.stop();
       const code = this.session.exitedWith ?? 0;

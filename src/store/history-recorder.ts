@@ -4,25 +4,16 @@ import { iso, systemClock, type Clock } from '../clock.js';
 import { isRecordable } from './history-entry.js';
 import { historyDbPath, type HistoryAgent } from './history-schema.js';
 import { HistoryStore, historyEnabled } from './history.js';
+import { storeTarget } from './store-url.js';
+import type { HistoryHealth } from './history-api.js';
+import { AsyncHistoryWriter } from './history-writer.js';
 
 /** Finished tasks kept in memory while the history database cannot be written; older ones beyond are dropped. */
 const HISTORY_BACKLOG = 50;
 /** How often a failing history database is tried again while entries wait. */
 const RETRY_MS = 2000;
 
-/** How the recording goes, for `GET /status` (`history`). */
-export interface HistoryHealth {
-  /** False while the database cannot be written. */
-  ok: boolean;
-  /** Entries waiting in memory to be written. */
-  backlog: number;
-  /** Entries dropped because the backlog was full (since the agent started). */
-  dropped: number;
-  /** Why writes fail, or null. */
-  error: string | null;
-  /** When they started failing, or null. */
-  since: string | null;
-}
+export type { HistoryHealth } from './history-api.js';
 
 interface Pending {
   task: Task;
@@ -156,6 +147,44 @@ export class HistoryRecorder {
     }
     this.store = null;
   }
+}
+
+/** What an agent records its finished tasks through, whichever store holds them. */
+export interface HistoryRecording {
+  /** Never waits on the network, never throws; true when the entry is already written. */
+  record(task: Task, agent: HistoryAgent): boolean;
+  health(): HistoryHealth;
+  /** Writes (or drains, with a deadline) what waits and names in the log what could not be written. */
+  close(): void | Promise<void>;
+}
+
+type RecorderOptions = ConstructorParameters<typeof HistoryRecorder>[1];
+
+/**
+ * The agent's recorder for the project at `projectDir`: with a PostgreSQL store configured, an
+ * asynchronous writer into the team's database (issue 22); otherwise today's recorder into the
+ * user's file. An invalid store URL is not silently replaced by the local file: writes fail
+ * (and say why) as they would on an unreachable server.
+ */
+export function createHistoryRecording(env: Env, projectDir: string, options: RecorderOptions & { host?: string } = {}): HistoryRecording {
+  let shown: string;
+  try {
+    const target = storeTarget(projectDir, env);
+    if (target.backend === 'sqlite') return new HistoryRecorder(env, options);
+    shown = target.shown;
+  } catch (err) {
+    shown = `the configured store (${(err as Error).message})`;
+  }
+  if (!historyEnabled(env)) return { record: () => false, health: () => ({ ok: true, backlog: 0, dropped: 0, error: null, since: null }), close: () => {} };
+  const { host, backlog, clock, log, warn } = options;
+  return new AsyncHistoryWriter({
+    location: shown,
+    log,
+    warn,
+    clock,
+    backlog,
+    open: async () => (await import('./history-open.js')).openHistory(projectDir, { env, clock, retryForMs: 2000, host }),
+  });
 }
 
 const recorders = new Map<string, HistoryRecorder>();

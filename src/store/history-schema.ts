@@ -117,9 +117,11 @@ export interface HistoryEntry {
   turn_ms: number | null;
   /** The tokens the CLI recorded for the task's turn (its session files), or null when it recorded none. */
   usage: TokenUsage | null;
+  /** The machine that recorded it: only in a PostgreSQL store (the team's history across hosts). */
+  host?: string;
 }
 
-export interface HistoryRow extends Omit<HistoryEntry, 'receipt' | 'metadata' | 'status' | 'usage'> {
+export interface HistoryRow extends Omit<HistoryEntry, 'receipt' | 'metadata' | 'status' | 'usage' | 'host'> {
   seq: number;
   status: string;
   receipt: string;

@@ -20,6 +20,8 @@ import { StoreDb } from './store-db.js';
 import { usageStats, type UsageRow } from './history-usage.js';
 import { DEFAULT_PRICES, type ModelPrice } from '../config/pricing.js';
 import { envSetting } from '../config/env-setting.js';
+import type { SearchLogic } from './history-api.js';
+import { checkCleanup, median, pickDoomed, rate, searchTerms } from './history-rules.js';
 
 export * from './history-schema.js';
 export { entryFromTask, isRecordable } from './history-entry.js';
@@ -29,23 +31,13 @@ export function historyEnabled(env: Env): boolean {
   return envSetting(env, 'SYNAPSE_HISTORY_ENABLED');
 }
 
-export type SearchLogic = 'AND' | 'OR';
+export type { SearchLogic } from './history-api.js';
 
 /** `agent` matches an agent id, a name or a type (`claude` = every Claude agent). */
 const agentFilter = (table = '') => `(${table}agent_id = @agent OR ${table}agent_name = @agent OR ${table}agent_type = @agent)`;
 const AGENT_FILTER = agentFilter();
 /** Bytes an entry holds, for the size-based cleanup estimate. */
 const PAYLOAD = 'LENGTH(CAST(input AS BLOB)) + LENGTH(CAST(output AS BLOB)) + LENGTH(CAST(metadata AS BLOB)) + LENGTH(CAST(receipt AS BLOB)) + 200';
-
-function median(sorted: number[]): number | null {
-  if (sorted.length === 0) return null;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : Math.round((sorted[mid - 1]! + sorted[mid]!) / 2);
-}
-
-function rate(completed: number, total: number): number | null {
-  return total > 0 ? completed / total : null;
-}
 
 /**
  * Every finished task of every agent of this user (`~/.synapse/history/history.db`), with
@@ -175,10 +167,7 @@ export class HistoryStore {
    * so FTS5 operators in it cannot cause syntax errors.
    */
   search(keywords: string[], options: { logic?: SearchLogic; agent?: string; limit?: number } = {}): HistoryEntry[] {
-    const terms = keywords.map((k) => k.trim()).filter((k) => k.length > 0);
-    if (terms.length === 0 || terms.some((t) => !/[\p{L}\p{N}]/u.test(t))) {
-      throw new SynapseError('usage', 'search needs keywords with letters or digits, e.g. synapse history search parser error');
-    }
+    const terms = searchTerms(keywords);
     const match = terms.map((t) => `"${t.replace(/"/g, '""')}"*`).join(options.logic === 'AND' ? ' AND ' : ' OR ');
     return this.store.run((db) => {
       const agent = options.agent ? `AND ${agentFilter('h.')}` : '';
@@ -291,7 +280,7 @@ export class HistoryStore {
    * trims again when the estimate fell short.
    */
   cleanup(options: { days?: number; maxBytes?: number; dryRun?: boolean }): CleanupResult {
-    if (options.days === undefined && options.maxBytes === undefined) throw new SynapseError('usage', 'cleanup needs --days N or --max-size MB');
+    checkCleanup(options);
     const before = this.bytes();
     const cutoff = options.days === undefined ? null : new Date(this.clock.now() - options.days * 86_400_000).toISOString();
     let doomed = this.doomed(cutoff, options.maxBytes);
@@ -317,7 +306,7 @@ export class HistoryStore {
     return { dry_run: false, deleted, bytes_before: before, bytes_after: this.bytes(), remaining: this.count() };
   }
 
-  private count(): number {
+  count(): number {
     return this.store.run((db) => (db.prepare('SELECT COUNT(*) AS n FROM history').get() as { n: number }).n);
   }
 
@@ -332,21 +321,7 @@ export class HistoryStore {
       const payload = rows.reduce((n, r) => n + r.bytes, 0);
       // What one payload byte costs on disk (indexes, FTS, page slack); at least 1.
       const ratio = payload > 0 ? Math.max(1, this.bytes() / payload) : 1;
-      const seqs: number[] = [];
-      let kept = 0;
-      let estimated = 0;
-      for (const r of rows) {
-        const size = r.bytes * ratio;
-        const tooOld = cutoff !== null && r.finished_at < cutoff;
-        const overBudget = maxBytes !== undefined && kept + size > maxBytes;
-        if (tooOld || overBudget) {
-          seqs.push(r.seq);
-          estimated += size;
-        } else {
-          kept += size;
-        }
-      }
-      return { seqs, estimatedBytes: Math.round(estimated) };
+      return pickDoomed(rows, cutoff, maxBytes, ratio);
     });
   }
 

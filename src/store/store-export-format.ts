@@ -87,7 +87,49 @@ const ChangeRowSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** A history text: up to the 1,000,000 characters history keeps, plus its truncation note. */
+const HistoryText = Type.String({ maxLength: 1_100_000 });
+const Count = Maybe(Type.Integer({ minimum: 0 }));
+
+/**
+ * A finished task in the history: the SQLite row without its local `seq`, and the host that
+ * recorded it (an SQLite export names this machine; an SQLite import keeps no host).
+ */
+const HistoryRowSchema = Type.Object(
+  {
+    task_id: Id,
+    agent_id: Id,
+    agent_name: Maybe(Text),
+    agent_type: Type.String({ minLength: 1, maxLength: 200 }),
+    working_dir: Maybe(Type.String({ maxLength: 4096 })),
+    host: Type.String({ minLength: 1, maxLength: 255 }),
+    sender_id: Maybe(Text),
+    sender_name: Maybe(Text),
+    sender_type: Maybe(Text),
+    input: HistoryText,
+    output: HistoryText,
+    status: Type.String({ minLength: 1, maxLength: 50 }),
+    status_message: Maybe(Text),
+    priority: Type.Integer({ minimum: 1, maximum: 5 }),
+    context_id: Maybe(Text),
+    reply_source: Maybe(Text),
+    receipt: Text,
+    metadata: HistoryText,
+    created_at: Time,
+    finished_at: Time,
+    duration_ms: Count,
+    turn_ms: Count,
+    input_tokens: Count,
+    output_tokens: Count,
+    cache_read_tokens: Count,
+    cache_write_tokens: Count,
+    usage: Maybe(Text),
+  },
+  { additionalProperties: false },
+);
+
 export type LockRowOut = Static<typeof LockRowSchema>;
+type HistoryRowOut = Static<typeof HistoryRowSchema>;
 
 /** The tables, in the order they are written and imported (a dependency after both its tasks). */
 export const TABLES = {
@@ -96,6 +138,7 @@ export const TABLES = {
   memory_notes: NoteRowSchema,
   file_locks: LockRowSchema,
   file_changes: ChangeRowSchema,
+  history: HistoryRowSchema,
 } as const;
 
 export type TableName = keyof typeof TABLES;
@@ -107,15 +150,17 @@ export interface ExportRows {
   memory_notes: Static<typeof NoteRowSchema>[];
   file_locks: LockRowOut[];
   file_changes: Static<typeof ChangeRowSchema>[];
+  history: HistoryRowOut[];
 }
 
-export const emptyRows = (): ExportRows => ({ board_tasks: [], board_task_deps: [], memory_notes: [], file_locks: [], file_changes: [] });
+export const emptyRows = (): ExportRows => ({ board_tasks: [], board_task_deps: [], memory_notes: [], file_locks: [], file_changes: [], history: [] });
 
 /** The key a row is known by: the same key in the target with other content is a conflict. */
 export function rowKey(table: TableName, row: Record<string, unknown>): string {
   if (table === 'board_task_deps') return `${String(row.task_id)} ${String(row.blocked_by)}`;
   if (table === 'memory_notes') return String(row.key);
   if (table === 'file_locks') return String(row.path);
+  if (table === 'history') return `${String(row.task_id)} ${String(row.agent_id)}`;
   return String(row.id);
 }
 
@@ -182,6 +227,12 @@ function sortedRows<T>(table: TableName, rows: T[]): T[] {
   const numbered = table === 'memory_notes' || table === 'file_changes';
   const key = (r: T) => rowKey(table, r as Record<string, unknown>);
   return [...rows].sort((a, b) => {
+    if (table === 'history') {
+      // Oldest first, so an import numbers them in the order they finished.
+      const x = (a as { finished_at: string }).finished_at;
+      const y = (b as { finished_at: string }).finished_at;
+      if (x !== y) return x < y ? -1 : 1;
+    }
     if (numbered) return Number((a as { id: number }).id) - Number((b as { id: number }).id);
     const x = key(a);
     const y = key(b);

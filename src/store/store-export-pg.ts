@@ -1,5 +1,6 @@
 import { BOARD_PG_MIGRATIONS } from './board-pg.js';
 import { FILE_SAFETY_PG_MIGRATIONS } from './file-safety-pg.js';
+import { HISTORY_PG_MIGRATIONS, pgRow } from './history-pg-schema.js';
 import { MEMORY_PG_MIGRATIONS } from './memory-pg.js';
 import { PgDb, type Query } from './pg-db.js';
 import { canonical, conflictError, emptyRows, rowKey, TABLES, zeroCounts, type ExportRows, type ImportCounts, type TableName } from './store-export-format.js';
@@ -12,7 +13,18 @@ const TABLE_SQL: Record<TableName, { table: string; key: string[]; identity: boo
   memory_notes: { table: 'memory_notes', key: ['key'], identity: true },
   file_locks: { table: 'file_locks', key: ['path'], identity: false },
   file_changes: { table: 'file_changes', key: ['id'], identity: true },
+  // `seq` is the database's own: rows go in without it, numbered in the file's order (oldest first).
+  history: { table: 'history', key: ['task_id', 'agent_id'], identity: false },
 };
+
+/** BIGINT columns arrive as text from node-postgres: the portable row has numbers. */
+const HISTORY_COUNTS = ['duration_ms', 'turn_ms', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens'];
+function fromDb(t: TableName, row: Record<string, unknown>): Record<string, unknown> {
+  if (t !== 'history') return row;
+  const out = { ...row };
+  for (const k of HISTORY_COUNTS) out[k] = out[k] === null || out[k] === undefined ? null : Number(out[k]);
+  return out;
+}
 
 const columns = (t: TableName) => Object.keys(TABLES[t].properties);
 
@@ -22,6 +34,7 @@ async function open(url: string, retryForMs?: number): Promise<PgDb> {
     await db.migrate('board', BOARD_PG_MIGRATIONS);
     await db.migrate('memory', MEMORY_PG_MIGRATIONS);
     await db.migrate('file-safety', FILE_SAFETY_PG_MIGRATIONS);
+    await db.migrate('history', HISTORY_PG_MIGRATIONS);
   } catch (err) {
     await db.close();
     throw err;
@@ -38,7 +51,7 @@ export async function exportPg(url: string, options: { retryForMs?: number } = {
         await q(`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`);
         const rows = emptyRows();
         for (const t of Object.keys(TABLE_SQL) as TableName[]) {
-          (rows[t] as unknown[]) = await q(`SELECT ${columns(t).join(', ')} FROM ${TABLE_SQL[t].table}`);
+          (rows[t] as unknown[]) = (await q(`SELECT ${columns(t).join(', ')} FROM ${TABLE_SQL[t].table}`)).map((r) => fromDb(t, r));
         }
         return rows;
       },
@@ -89,17 +102,20 @@ async function importRow(q: Query, t: TableName, row: Record<string, unknown>, c
     key.map((c) => row[c]),
   );
   if (existing) {
-    const have = canonical(t, existing);
+    const have = canonical(t, fromDb(t, existing));
     if (have !== incoming) throw conflictError(t, k, line, have, incoming);
     counts[t].unchanged++;
     return;
   }
   const values = cols.map((c) => (t === 'memory_notes' && c === 'tags' ? JSON.stringify(row[c]) : (row[c] ?? null)));
+  // A history row also keeps the task it answered (from its metadata), for `synapse trace`.
+  const extra = t === 'history' ? { in_reply_to: pgRow(row as never, String(row.host)).in_reply_to } : {};
+  const names = [...cols, ...Object.keys(extra)];
   try {
-    await q(
-      `INSERT INTO ${table} (${cols.join(', ')}) ${identity ? 'OVERRIDING SYSTEM VALUE' : ''} VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})`,
-      values,
-    );
+    await q(`INSERT INTO ${table} (${names.join(', ')}) ${identity ? 'OVERRIDING SYSTEM VALUE' : ''} VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')})`, [
+      ...values,
+      ...Object.values(extra),
+    ]);
   } catch (err) {
     throw conflictError(t, k, line, JSON.stringify({ error: (err as Error).message }), incoming);
   }

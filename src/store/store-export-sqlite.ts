@@ -4,6 +4,8 @@ import path from 'node:path';
 import type { Env } from '../config/paths.js';
 import { BOARD_MIGRATIONS } from './board-schema.js';
 import { FILE_SAFETY_MIGRATIONS } from './file-safety-schema.js';
+import { HISTORY_MIGRATIONS, historyDbPath } from './history-schema.js';
+import { projectKey } from '../registry/project.js';
 import { normalizeDirPath } from './file-paths.js';
 import { MEMORY_MIGRATIONS } from './memory-schema.js';
 import { boardDbPath, fileSafetyDbPath, memoryDbPath } from './settings.js';
@@ -24,7 +26,7 @@ import {
 /** `synapse store export|import` on the SQLite files under the project's `.synapse/`. */
 
 interface SqliteTable {
-  file: 'board' | 'memory' | 'files';
+  file: 'board' | 'memory' | 'files' | 'history';
   /** Reads every row in the portable shape. */
   select: string;
   /** The existing row with this portable key (one parameter; deps: two). */
@@ -65,6 +67,13 @@ const SQL: Record<TableName, SqliteTable> = {
     find: `SELECT id, path, agent_id, change_type, intent, task_id, recorded_at FROM changes WHERE id = ?`,
     insert: `INSERT INTO changes (id, path, agent_id, change_type, intent, task_id, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
   },
+  // The user's history file holds every project's tasks: an export takes this project's (see exportSqlite).
+  history: {
+    file: 'history',
+    select: `SELECT task_id, agent_id, agent_name, agent_type, working_dir, sender_id, sender_name, sender_type, input, output, status, status_message, priority, context_id, reply_source, receipt, metadata, created_at, finished_at, duration_ms, turn_ms, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, usage FROM history ORDER BY finished_at, seq`,
+    find: `SELECT task_id, agent_id, agent_name, agent_type, working_dir, sender_id, sender_name, sender_type, input, output, status, status_message, priority, context_id, reply_source, receipt, metadata, created_at, finished_at, duration_ms, turn_ms, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, usage FROM history WHERE task_id = ? AND agent_id = ?`,
+    insert: `INSERT INTO history (task_id, agent_id, agent_name, agent_type, working_dir, sender_id, sender_name, sender_type, input, output, status, status_message, priority, context_id, reply_source, receipt, metadata, created_at, finished_at, duration_ms, turn_ms, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, usage) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  },
 };
 
 function files(projectDir: string, env: Env): Record<SqliteTable['file'], { file: string; migrations: Migration[] }> {
@@ -72,6 +81,7 @@ function files(projectDir: string, env: Env): Record<SqliteTable['file'], { file
     board: { file: boardDbPath(projectDir), migrations: BOARD_MIGRATIONS },
     memory: { file: memoryDbPath(projectDir, env), migrations: MEMORY_MIGRATIONS },
     files: { file: fileSafetyDbPath(projectDir, env), migrations: FILE_SAFETY_MIGRATIONS },
+    history: { file: historyDbPath(env), migrations: HISTORY_MIGRATIONS },
   };
 }
 
@@ -84,6 +94,7 @@ function portable(table: TableName, row: Record<string, unknown>, root: string):
   if (table === 'memory_notes') return { ...row, tags: JSON.parse(String(row.tags)) as unknown };
   if (table === 'file_locks') return { ...row, path: rel(row.path), host: os.hostname() };
   if (table === 'file_changes') return { ...row, path: rel(row.path) };
+  if (table === 'history') return { ...row, host: os.hostname() };
   return row;
 }
 
@@ -99,7 +110,24 @@ function asStored(table: TableName, row: Record<string, unknown>, root: string):
   }
   if (table === 'file_changes') return { ...row, path: abs(row.path) };
   if (table === 'memory_notes') return { ...row, tags: JSON.stringify(row.tags) };
+  if (table === 'history') {
+    const { host: _host, ...rest } = row;
+    return rest;
+  }
   return row;
+}
+
+/** The history entries of agents that worked in this project (its git repository, or the directory). */
+function inProject(projectDir: string): (row: Record<string, unknown>) => boolean {
+  const project = projectKey(projectDir);
+  const seen = new Map<string, boolean>();
+  return (row) => {
+    const dir = typeof row.working_dir === 'string' ? row.working_dir : '';
+    if (dir === '') return false;
+    let same = seen.get(dir);
+    if (same === undefined) seen.set(dir, (same = projectKey(dir) === project));
+    return same;
+  };
 }
 
 export function exportSqlite(projectDir: string, env: Env): ExportRows {
@@ -111,7 +139,8 @@ export function exportSqlite(projectDir: string, env: Env): ExportRows {
     if (!fs.existsSync(file)) continue;
     const db = openDatabase(file, migrations);
     try {
-      (rows[t] as unknown[]) = (db.prepare(SQL[t].select).all() as Record<string, unknown>[]).map((r) => portable(t, r, root));
+      const all = db.prepare(SQL[t].select).all() as Record<string, unknown>[];
+      (rows[t] as unknown[]) = (t === 'history' ? all.filter(inProject(projectDir)) : all).map((r) => portable(t, r, root));
     } finally {
       db.close();
     }
@@ -131,6 +160,8 @@ export function importSqlite(projectDir: string, env: Env, rows: ExportRows, lin
   const dbFor = (f: SqliteTable['file']): Db => {
     let db = open.get(f);
     if (!db) {
+      // The history file holds every conversation: its directory stays private, as HistoryStore makes it.
+      if (f === 'history') fs.mkdirSync(path.dirname(all[f].file), { recursive: true, mode: 0o700 });
       db = openDatabase(all[f].file, all[f].migrations);
       open.set(f, db);
       db.exec('BEGIN IMMEDIATE');
@@ -141,12 +172,17 @@ export function importSqlite(projectDir: string, env: Env, rows: ExportRows, lin
     for (const t of Object.keys(SQL) as TableName[]) {
       if (rows[t].length === 0) continue;
       const db = dbFor(SQL[t].file);
-      const keys = Object.keys(TABLES[t].properties).filter((k) => !(t === 'file_locks' && k === 'host'));
+      const keys = Object.keys(TABLES[t].properties).filter((k) => !((t === 'file_locks' || t === 'history') && k === 'host'));
       for (const row of rows[t] as Record<string, unknown>[]) {
         const key = rowKey(t, row);
         const line = lines.get(`${t} ${key}`);
         const stored = asStored(t, row, root);
-        const findArgs = t === 'board_task_deps' ? [row.task_id, row.blocked_by] : [t === 'memory_notes' ? row.key : stored[keys[0]!]];
+        const findArgs =
+          t === 'board_task_deps'
+            ? [row.task_id, row.blocked_by]
+            : t === 'history'
+              ? [row.task_id, row.agent_id]
+              : [t === 'memory_notes' ? row.key : stored[keys[0]!]];
         const existing = db.prepare(SQL[t].find).get(...findArgs) as Record<string, unknown> | undefined;
         const incoming = canonical(t, portable(t, stored, root));
         if (existing) {

@@ -1,14 +1,17 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Env } from '../config/paths.js';
 import { isSynapseError } from '../errors.js';
 import { BOARD_MIGRATIONS } from './board-schema.js';
 import { FILE_SAFETY_MIGRATIONS } from './file-safety-schema.js';
+import { HISTORY_MIGRATIONS, historyDbPath } from './history-schema.js';
+import { HISTORY_PG_MIGRATIONS } from './history-pg-schema.js';
 import { MEMORY_MIGRATIONS } from './memory-schema.js';
 import { boardDbPath, fileSafetyDbPath, memoryDbPath } from './settings.js';
 import { storeTarget, type StoreTarget } from './store-url.js';
 
 /** Components still kept in local SQLite files whatever the store URL says (later phases of issue 22). */
-const LOCAL_ONLY = ['history', 'registry'] as const;
+const LOCAL_ONLY = ['registry'] as const;
 
 interface ComponentStatus {
   schema_version: number;
@@ -22,14 +25,20 @@ export interface StoreStatus {
   /** The project's .synapse/ board file, or the database URL with its password hidden. */
   location: string;
   health: { ok: boolean; latency_ms: number | null; server_version: string | null; error: string | null; code: string | null };
-  components: { board: ComponentStatus; memory: ComponentStatus; file_safety: ComponentStatus };
+  /** history on SQLite is the user's file (`location` names it), not the project's. */
+  components: { board: ComponentStatus; memory: ComponentStatus; file_safety: ComponentStatus; history: ComponentStatus & { location?: string } };
   local_only: readonly string[];
 }
 
 export interface MigrateResult {
   backend: 'sqlite' | 'postgres';
   location: string;
-  components: { board: { from: number; to: number }; memory: { from: number; to: number }; file_safety: { from: number; to: number } };
+  components: {
+    board: { from: number; to: number };
+    memory: { from: number; to: number };
+    file_safety: { from: number; to: number };
+    history: { from: number; to: number };
+  };
 }
 
 const empty = (latest: number, rows: Record<string, number>): ComponentStatus => ({ schema_version: 0, latest_version: latest, rows, created: false });
@@ -59,6 +68,7 @@ export async function storeStatus(projectDir: string, options: { env: Env; targe
       board: empty(BOARD_MIGRATIONS.at(-1)!.version, { tasks: 0, task_deps: 0 }),
       memory: empty(MEMORY_MIGRATIONS.at(-1)!.version, { notes: 0 }),
       file_safety: empty(FILE_SAFETY_MIGRATIONS.at(-1)!.version, { locks: 0, changes: 0 }),
+      history: empty((t.backend === 'sqlite' ? HISTORY_MIGRATIONS : HISTORY_PG_MIGRATIONS).at(-1)!.version, { entries: 0 }),
     },
     local_only: LOCAL_ONLY,
   };
@@ -73,6 +83,8 @@ export async function storeStatus(projectDir: string, options: { env: Env; targe
       if (board) status.components.board = board;
       if (memory) status.components.memory = memory;
       if (files) status.components.file_safety = files;
+      const history = await sqliteComponent(historyDbPath(options.env), status.components.history.latest_version, { entries: 'history' });
+      status.components.history = { ...(history ?? status.components.history), location: historyDbPath(options.env) };
       return status;
     }
     const { pgStoreStatus } = await import('./board-pg.js');
@@ -83,6 +95,9 @@ export async function storeStatus(projectDir: string, options: { env: Env; targe
     const { pgFileSafetyStatus } = await import('./file-safety-pg.js');
     const f = await pgFileSafetyStatus(t.url, { retryForMs: options.retryForMs });
     status.components.file_safety = { ...f, created: f.schema_version > 0 };
+    const { pgHistoryStatus } = await import('./history-pg.js');
+    const h = await pgHistoryStatus(t.url, { retryForMs: options.retryForMs });
+    status.components.history = { ...h, created: h.schema_version > 0 };
   } catch (err) {
     status.health = {
       ok: false,
@@ -116,13 +131,15 @@ export async function migrateStore(projectDir: string, options: { env: Env; targ
         board: migrate(boardDbPath(projectDir), BOARD_MIGRATIONS),
         memory: migrate(memoryDbPath(projectDir, options.env), MEMORY_MIGRATIONS),
         file_safety: migrate(fileSafetyDbPath(projectDir, options.env), FILE_SAFETY_MIGRATIONS),
+        history: migrateHistory(options.env, migrate),
       },
     };
   }
-  const [{ pgStoreMigrate }, { pgMemoryMigrate }, { pgFileSafetyMigrate }] = await Promise.all([
+  const [{ pgStoreMigrate }, { pgMemoryMigrate }, { pgFileSafetyMigrate }, { pgHistoryMigrate }] = await Promise.all([
     import('./board-pg.js'),
     import('./memory-pg.js'),
     import('./file-safety-pg.js'),
+    import('./history-pg.js'),
   ]);
   return {
     backend: 'postgres',
@@ -131,6 +148,17 @@ export async function migrateStore(projectDir: string, options: { env: Env; targ
       board: await pgStoreMigrate(t.url, { retryForMs: options.retryForMs }),
       memory: await pgMemoryMigrate(t.url, { retryForMs: options.retryForMs }),
       file_safety: await pgFileSafetyMigrate(t.url, { retryForMs: options.retryForMs }),
+      history: await pgHistoryMigrate(t.url, { retryForMs: options.retryForMs }),
     },
   };
+}
+
+/** The user's history file, made private as HistoryStore makes it (it holds every conversation). */
+function migrateHistory(
+  env: Env,
+  migrate: (file: string, migrations: typeof HISTORY_MIGRATIONS) => { from: number; to: number },
+): { from: number; to: number } {
+  const file = historyDbPath(env);
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  return migrate(file, HISTORY_MIGRATIONS);
 }

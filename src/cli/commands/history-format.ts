@@ -32,11 +32,14 @@ function replySourceLabel(source: string | null): string {
 }
 
 export function entryTable(entries: HistoryEntry[]): string {
+  // Entries of a PostgreSQL store name the host that recorded them (the team's history across hosts).
+  const hosts = entries.some((e) => e.host !== undefined);
   return renderTable(
-    ['TASK', 'AGENT', 'STATUS', 'FROM', 'FINISHED', 'TURN', 'INPUT'],
+    ['TASK', 'AGENT', ...(hosts ? ['HOST'] : []), 'STATUS', 'FROM', 'FINISHED', 'TURN', 'INPUT'],
     entries.map((e) => [
       e.task_id.slice(0, 8),
       agentLabel(e),
+      ...(hosts ? [e.host ?? '-'] : []),
       e.status,
       e.sender_name ?? e.sender_id ?? '-',
       e.finished_at.replace(/\.\d+Z$/, 'Z'),
@@ -73,6 +76,7 @@ export function describeEntry(e: HistoryEntry): string {
   const lines = [
     `task:        ${e.task_id}`,
     `agent:       ${who(e.agent_id, e.agent_name, e.agent_type)}`,
+    ...(e.host !== undefined ? [`host:        ${e.host}`] : []),
     `from:        ${senderLabel(e)}`,
     `status:      ${e.status}${e.status_message ? ` (${e.status_message})` : ''}`,
     `priority:    ${e.priority}`,

@@ -1,7 +1,9 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { ModelPrice } from '../../config/pricing.js';
-import type { HistoryStats, HistoryStore } from '../../store/history.js';
+import type { HistoryStats } from '../../store/history.js';
+import type { History } from '../../store/history-open.js';
+import type { SqliteHistory } from '../../store/history-sqlite.js';
 import { SynapseError } from '../../errors.js';
 import { ExitRequest } from '../exit.js';
 import { printJson, println, processIo, type CommandIo } from '../io.js';
@@ -13,15 +15,19 @@ import { examples, parsePositiveInt, projectDir } from './store-cli.js';
  * inside them, so registering these commands costs other commands nothing.
  */
 
-/** Runs `fn` on the user's history; null when nothing was ever recorded (no file is created). */
-async function withHistory<T>(io: CommandIo, fn: (h: HistoryStore) => T | Promise<T>): Promise<T | null> {
-  const { HistoryStore } = await import('../../store/history.js');
-  const history = HistoryStore.openExisting(io.env);
+/**
+ * Runs `fn` on the current project's history: the team's PostgreSQL store when one is configured
+ * (SYNAPSE_STORE_URL / settings store.url), else the user's file; null when that file was never
+ * created (reading creates none).
+ */
+async function withHistory<T>(io: CommandIo, fn: (h: History) => T | Promise<T>): Promise<T | null> {
+  const { openExistingHistory } = await import('../../store/history-open.js');
+  const history = await openExistingHistory(projectDir(io), { env: io.env });
   if (!history) return null;
   try {
     return await fn(history);
   } finally {
-    history.close();
+    await history.close();
   }
 }
 
@@ -132,7 +138,11 @@ export async function exportHistory(o: { format: 'json' | 'csv'; json?: boolean;
   };
   let count: number;
   try {
-    count = (await withHistory(io, (h) => writeExport(h.iterate(agentFilter(o.agent)), format, write))) ?? writeExport([], format, write);
+    count =
+      (await withHistory(io, async (h) =>
+        // The local file streams row by row; a database answers in one result.
+        writeExport(h.backend === 'sqlite' ? (h as SqliteHistory).store.iterate(agentFilter(o.agent)) : await h.all(agentFilter(o.agent)), format, write),
+      )) ?? writeExport([], format, write);
     flush();
   } finally {
     if (fd !== null) fs.closeSync(fd);
@@ -158,7 +168,7 @@ export async function cleanupHistory(o: HistoryCleanupOptions, io: CommandIo): P
   const days = o.days === undefined ? undefined : positiveNumber(o.days, '--days');
   const maxBytes = o.maxSize === undefined ? undefined : Math.floor(positiveNumber(o.maxSize, '--max-size') * 1024 * 1024);
   const result = await withHistory(io, async (h) => {
-    const preview = h.cleanup({ days, maxBytes, dryRun: true });
+    const preview = await h.cleanup({ days, maxBytes, dryRun: true });
     if (o.dryRun || preview.deleted === 0) return preview;
     if (!o.force) {
       const total = preview.deleted + preview.remaining;
@@ -200,17 +210,22 @@ export async function traceTask(id: string, o: { agent?: string; json?: boolean 
   println(io, traceText(trace));
 }
 
+/** Where the history lives, and who can read it (issue 22: a PostgreSQL store is the team's). */
+const HISTORY_DESCRIPTION =
+  'Every finished task of every agent: list, show, search, stats, export, cleanup. Kept in ~/.synapse/history/history.db, or, with a PostgreSQL ' +
+  'store (SYNAPSE_STORE_URL / settings store.url), in that database: then everyone using the store can read every task text, yours included';
+const HISTORY_EXAMPLES = [
+  'synapse history list --agent alice',
+  'synapse history search parser error --logic AND',
+  'synapse history stats',
+  'synapse trace 1a2b3c4d',
+  "SYNAPSE_STORE_URL=postgres://synapse@db.lan/team synapse history list   # the team's history across hosts (HOST column)",
+];
+
 /** Declarations only, one block per command: long, but there is no logic in it. */
 export function registerHistoryCommands(program: Command): void {
-  const history = program
-    .command('history')
-    .description('Every finished task of every agent (~/.synapse/history/history.db): list, show, search, stats, export, cleanup');
-  examples(history, [
-    'synapse history list --agent alice',
-    'synapse history search parser error --logic AND',
-    'synapse history stats',
-    'synapse trace 1a2b3c4d',
-  ]);
+  const history = program.command('history').description(HISTORY_DESCRIPTION);
+  examples(history, HISTORY_EXAMPLES);
 
   examples(
     history

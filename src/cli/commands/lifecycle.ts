@@ -353,12 +353,12 @@ interface RecentTask {
 }
 
 /** The agent's last finished tasks in the history, newest first (none when there is no history yet). */
-async function recentHistory(agentId: string, env: NodeJS.ProcessEnv, limit = 5): Promise<RecentTask[]> {
-  const { HistoryStore } = await import('../../store/history.js');
-  const history = HistoryStore.openExisting(env);
+async function recentHistory(agentId: string, projectDir: string, env: NodeJS.ProcessEnv, limit = 5): Promise<RecentTask[]> {
+  const { openExistingHistory } = await import('../../store/history-open.js');
+  const history = await openExistingHistory(projectDir, { env });
   if (!history) return [];
   try {
-    return history.list({ agent: agentId, limit }).map((e) => ({
+    return (await history.list({ agent: agentId, limit })).map((e) => ({
       task_id: e.task_id,
       status: e.status,
       finished_at: e.finished_at,
@@ -367,7 +367,7 @@ async function recentHistory(agentId: string, env: NodeJS.ProcessEnv, limit = 5)
       output: preview(e.output, 200),
     }));
   } finally {
-    history.close();
+    await history.close();
   }
 }
 
@@ -399,7 +399,7 @@ export async function agentStatus(target: string, flags: { json?: boolean }, io:
         )
       : [];
   const original = writtenByOriginal(entry);
-  const recent = await recentHistory(entry.agent_id, io.env);
+  const recent = await recentHistory(entry.agent_id, entry.working_dir, io.env);
   const waiting = waitingForAgent(entry);
   const enforcement = lockEnforcement(entry.agent_type, entry.working_dir);
   const out = {

@@ -50,13 +50,13 @@ const MAX_TARGET = 200;
 
 /** Whether an agent with this custom name finished tasks in this project (the user's history says). */
 async function seenInProject(name: string, projectDir: string, env: Env): Promise<boolean> {
-  const { HistoryStore } = await import('../../store/history.js');
-  const history = HistoryStore.openExisting(env);
+  const { openExistingHistory } = await import('../../store/history-open.js');
+  const history = await openExistingHistory(projectDir, { env });
   if (!history) return false;
   try {
-    return history.workingDirsOfName(name).some((dir) => sameProject(dir, projectDir));
+    return (await history.workingDirsOfName(name)).some((dir) => sameProject(dir, projectDir));
   } finally {
-    history.close();
+    await history.close();
   }
 }
 

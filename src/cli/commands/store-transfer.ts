@@ -22,7 +22,7 @@ async function chosen(flags: TransferFlags) {
 }
 
 const counts = (rows: Record<string, number>) =>
-  `${rows.board_tasks} tasks, ${rows.board_task_deps} dependencies, ${rows.memory_notes} notes, ${rows.file_locks} locks, ${rows.file_changes} change records`;
+  `${rows.board_tasks} tasks, ${rows.board_task_deps} dependencies, ${rows.memory_notes} notes, ${rows.file_locks} locks, ${rows.file_changes} change records, ${rows.history ?? 0} history entries`;
 
 /** `synapse store export FILE` (`-`: standard output). */
 async function storeExportCommand(file: string, flags: TransferFlags, io: CommandIo): Promise<void> {
@@ -59,7 +59,7 @@ export function registerStoreTransferCommands(store: Command): void {
     store
       .command('export <file>')
       .description(
-        'Write the whole store (board, dependencies, memory, file locks and change records) to a JSON-lines file (- for standard output): a header line, then one {"table":…,"row":{…}} per row',
+        'Write the whole store (board, dependencies, memory, file locks and change records, history) to a JSON-lines file (- for standard output): a header line, then one {"table":…,"row":{…}} per row. On SQLite the history is the entries of agents that worked in this project, from your own history file',
       )
       .option('--url <url>', 'a store URL instead of SYNAPSE_STORE_URL / settings store.url (sqlite: or postgres://…)')
       .option('--json', 'print the row counts as JSON'),

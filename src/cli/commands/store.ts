@@ -45,6 +45,11 @@ async function storeStatusCommand(flags: StoreFlags, io: CommandIo): Promise<voi
       println(io, `memory    ${schemaLine(memory)} · ${memory.rows.notes ?? 0} notes`);
       const files = status.components.file_safety;
       println(io, `files     ${schemaLine(files)} · ${files.rows.locks ?? 0} locks, ${files.rows.changes ?? 0} change records`);
+      const history = status.components.history;
+      println(
+        io,
+        `history   ${schemaLine(history)} · ${history.rows.entries ?? 0} entries${history.location ? ` (${history.location}: this user's, every project)` : " (the team's: every host can read every task text)"}`,
+      );
     }
     println(io, `local     ${status.local_only.join(', ')}: still in this machine's files (not in the store yet)`);
   }
@@ -65,7 +70,7 @@ export function registerStoreAdminCommands(program: Command): void {
   const store = program
     .command('store')
     .description(
-      'The shared store (task board, shared memory, file locks and change records): SQLite files (default) or a PostgreSQL database a team across machines shares (SYNAPSE_STORE_URL)',
+      'The shared store (task board, shared memory, file locks and change records, task history): SQLite files (default) or a PostgreSQL database a team across machines shares (SYNAPSE_STORE_URL)',
     );
   examples(store, [
     'synapse store status',
@@ -83,7 +88,7 @@ export function registerStoreAdminCommands(program: Command): void {
   examples(
     store
       .command('migrate')
-      .description("Bring the store's tables (board, memory, file safety) to the newest schema (agents and commands also do this on first use)")
+      .description("Bring the store's tables (board, memory, file safety, history) to the newest schema (agents and commands also do this on first use)")
       .option('--url <url>', 'a store URL instead of SYNAPSE_STORE_URL / settings store.url')
       .option('--json', 'print as JSON'),
     ['synapse store migrate', 'synapse store migrate --json'],

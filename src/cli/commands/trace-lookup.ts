@@ -8,7 +8,7 @@ import type { Env } from '../../config/paths.js';
 import { isSynapseError, SynapseError } from '../../errors.js';
 import type { FileChange } from '../../store/file-safety-schema.js';
 import { changesForTask } from '../../store/file-safety-store.js';
-import { entryFromTask, HistoryStore, type HistoryEntry } from '../../store/history.js';
+import { entryFromTask, type HistoryEntry } from '../../store/history.js';
 import { liveAgents } from '../../registry/lookup.js';
 import { agentsNamed } from '../../registry/targets.js';
 import type { Trace } from './history-format.js';
@@ -104,19 +104,20 @@ export async function gatherTrace(id: string, opts: { env: Env; projectDir: stri
   let entry: HistoryEntry | null = null;
   let related: HistoryEntry[] = [];
   let notFound: SynapseError | null = null;
-  const history = HistoryStore.openExisting(opts.env);
+  const { openExistingHistory } = await import('../../store/history-open.js');
+  const history = await openExistingHistory(opts.projectDir, { env: opts.env });
   try {
     if (history) {
       try {
-        entry = history.find(id, opts.agent ? { agent: opts.agent } : {});
-        related = history.related(entry);
+        entry = await history.find(id, opts.agent ? { agent: opts.agent } : {});
+        related = await history.related(entry);
       } catch (err) {
         if (!isSynapseError(err) || err.code !== 'task_not_found') throw err;
         notFound = err;
       }
     }
   } finally {
-    history?.close();
+    await history?.close();
   }
   let source: Trace['source'] = 'history';
   if (!entry) {

@@ -61,7 +61,7 @@ export class CanvasLive {
 
   constructor(
     private readonly env: Env,
-    private readonly projectDir: string,
+    readonly projectDir: string,
     private readonly canvas: CanvasStore,
     private readonly pollMs = 250,
   ) {

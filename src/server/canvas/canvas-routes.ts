@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { Env } from '../../config/paths.js';
 import { SynapseError } from '../../errors.js';
 import { CARD_TYPES, type CanvasStore } from '../../store/canvas.js';
-import { HistoryStore } from '../../store/history.js';
+import { openExistingHistory } from '../../store/history-open.js';
 import { agentViews, type CanvasLive } from './canvas-live.js';
 
 /** What the Agent Control view's send does: deliver with `--wait` semantics and hand back the answer. */
@@ -109,13 +109,13 @@ export function canvasRoutes(app: FastifyInstance, opts: CanvasRouteOptions): vo
   app.get('/api/board', async () => ({ tasks: await live.boardTasks() }));
 
   app.get<{ Querystring: Static<typeof HistoryQuery> }>('/api/history', { schema: { querystring: HistoryQuery } }, async (req) => {
-    const history = HistoryStore.openExisting(opts.env);
+    const history = await openExistingHistory(opts.live.projectDir, { env: opts.env });
     if (!history) return { entries: [] };
     try {
       const filter = { limit: req.query.limit ?? 100, ...(req.query.agent ? { agent: req.query.agent } : {}) };
-      return { entries: req.query.q ? history.search([req.query.q], filter) : history.list(filter) };
+      return { entries: req.query.q ? await history.search([req.query.q], filter) : await history.list(filter) };
     } finally {
-      history.close();
+      await history.close();
     }
   });
 

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Task } from '../../../src/agent-api/task.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempHome } from '../../support/synapse.js';
 import { freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
@@ -138,7 +139,7 @@ describe.skipIf(unavailable !== '')(`synapse store and synapse tasks on PostgreS
     }
     const status = JSON.parse((await runCli(['store', 'status', '--json'], { env, cwd: project })).stdout);
     expect(status.components.file_safety).toMatchObject({ schema_version: 1, rows: { locks: 1, changes: 1 }, created: true });
-    expect(status.local_only).toEqual(['history', 'registry']);
+    expect(status.local_only).toEqual(['registry']);
     const human = await runCli(['store', 'status'], { env, cwd: project });
     expect(human.stdout).toMatch(/files\s+schema 1 of 1 · 1 locks, 1 change records/);
     const unlocked = await runCli(['file-safety', 'unlock', 'src/app.ts', 'alice'], { env, cwd: project });
@@ -157,6 +158,59 @@ describe.skipIf(unavailable !== '')(`synapse store and synapse tasks on PostgreS
     const locks = JSON.parse((await runCli(['file-safety', 'locks', '--json'], { env, cwd: project })).stdout) as { agent_id: string; path: string }[];
     const raced = locks.filter((l) => l.path.endsWith(path.join('src', 'race.ts')));
     expect(raced.map((l) => l.agent_id)).toEqual([JSON.parse(winners[0]!.stdout).lock.agent_id]);
+  });
+
+  it("synapse history reads the team's history in the database: entries of two hosts, search, stats, status counts; the local file gets none", async () => {
+    const { PgHistory } = await import('../../../src/store/history-pg.js');
+    const { secretRedactor } = await import('../../../src/redact.js');
+    const at = Date.parse('2026-05-01T10:00:00Z');
+    const task = (id: string, input: string, output: string): Task => ({
+      id,
+      context_id: 'ctx',
+      status: { state: 'completed' as const, timestamp: new Date(at + 5000).toISOString() },
+      message: { role: 'user' as const, parts: [{ type: 'text' as const, text: input }] },
+      artifacts: [{ artifact_id: 'a', name: 'response', parts: [{ type: 'text' as const, text: output }] }],
+      metadata: { kind: 'message' },
+      priority: 3,
+      receipt: { state: 'answered' as const, queued_at: new Date(at).toISOString(), delivered_at: new Date(at + 1000).toISOString() },
+      created_at: new Date(at).toISOString(),
+      updated_at: new Date(at + 5000).toISOString(),
+    });
+    for (const [host, id, name] of [
+      ['workstation-a', 'aaaa0001-0000-4000-8000-000000000001', 'alice'],
+      ['ci-runner-b', 'bbbb0002-0000-4000-8000-000000000002', 'bob'],
+    ] as const) {
+      const h = await PgHistory.open(db.url, { redact: secretRedactor({}), host });
+      try {
+        await h.record(task(id, `rotate the ${name} keys`, 'keys rotated'), {
+          agent_id: `synapse-claude-${name}`,
+          name,
+          agent_type: 'claude',
+          working_dir: project,
+        });
+      } finally {
+        await h.close();
+      }
+    }
+    const list = await runCli(['history', 'list', '--json'], { env, cwd: project });
+    expect(list.code, list.stderr).toBe(0);
+    expect((JSON.parse(list.stdout) as { host: string }[]).map((e) => e.host).sort()).toEqual(['ci-runner-b', 'workstation-a']);
+    const human = await runCli(['history', 'list'], { env, cwd: project });
+    expect(human.stdout).toMatch(/HOST/);
+    expect(human.stdout).toContain('ci-runner-b');
+    const found = JSON.parse((await runCli(['history', 'search', 'bob', 'keys', '--logic', 'AND', '--json'], { env, cwd: project })).stdout);
+    expect(found.map((e: { agent_name: string }) => e.agent_name)).toEqual(['bob']);
+    const shown = await runCli(['history', 'show', 'bbbb', '--json'], { env, cwd: project });
+    expect(JSON.parse(shown.stdout)).toMatchObject({ host: 'ci-runner-b', output: 'keys rotated' });
+    expect(JSON.parse((await runCli(['history', 'stats', '--json'], { env, cwd: project })).stdout)).toMatchObject({ total: 2, completed: 2 });
+    const status = JSON.parse((await runCli(['store', 'status', '--json'], { env, cwd: project })).stdout);
+    expect(status.components.history).toMatchObject({ schema_version: 1, rows: { entries: 2 }, created: true });
+    expect((await runCli(['store', 'status'], { env, cwd: project })).stdout).toMatch(/history\s+schema 1 of 1 · 2 entries/);
+    // Nothing went into this user's own file.
+    const local = JSON.parse((await runCli(['store', 'status', '--json'], { env: t.env, cwd: project })).stdout);
+    expect(local.components.history.rows.entries).toBe(0);
+    const help = await runCli(['history', '--help'], { env, cwd: project });
+    expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/everyone using the store can read every task text/);
   });
 
   it('shows store.url with its password hidden in synapse config show', async () => {

@@ -1,0 +1,172 @@
+import type { Task } from '../agent-api/task.js';
+import { iso, systemClock, type Clock } from '../clock.js';
+import type { History, HistoryHealth } from './history-api.js';
+import { isRecordable } from './history-entry.js';
+import type { HistoryAgent } from './history-schema.js';
+
+/** Finished tasks kept in memory while the store cannot be written; older ones beyond are dropped. */
+const BACKLOG = 200;
+/** The first retry after a failed write; it doubles up to MAX_RETRY_MS. */
+const RETRY_MS = 1000;
+const MAX_RETRY_MS = 30_000;
+
+interface Pending {
+  task: Task;
+  agent: HistoryAgent;
+}
+
+export interface HistoryWriterOptions {
+  /** Opens the store (once; again after a failure). */
+  open: () => Promise<History>;
+  /** Where the entries go, for messages (no password). */
+  location: string;
+  log?: (msg: string) => void;
+  warn?: (msg: string) => void;
+  clock?: Clock;
+  backlog?: number;
+  retryMs?: number;
+}
+
+/**
+ * An agent's history recording into a network store (PostgreSQL, issue 22). `record` only queues:
+ * the agent's PTY and HTTP paths never wait on the network. One writer drains the bounded
+ * backlog, oldest first; a failed write stays queued and is retried with backoff (the upsert on
+ * (task, agent) makes a retry after an unknown outcome harmless). Nothing counts as written until
+ * the database answered: `flush()` awaits it. `close()` drains with a deadline and names in the
+ * log what could not be written.
+ */
+export class AsyncHistoryWriter {
+  private history: History | null = null;
+  private readonly backlog: Pending[] = [];
+  private dropped = 0;
+  private failing: { error: string; since: string } | null = null;
+  private retry: NodeJS.Timeout | null = null;
+  private delay: number;
+  private draining: Promise<boolean> | null = null;
+  private closed = false;
+  private readonly clock: Clock;
+
+  constructor(private readonly o: HistoryWriterOptions) {
+    this.clock = o.clock ?? systemClock;
+    this.delay = o.retryMs ?? RETRY_MS;
+  }
+
+  /** Queues `task` when it is finished and worth keeping; never waits, never throws. False: not written yet. */
+  record(task: Task, agent: HistoryAgent): boolean {
+    if (this.closed || !isRecordable(task)) return false;
+    // A later update of the same task (an explicit reply) replaces the waiting one.
+    const same = this.backlog.findIndex((p) => p.task.id === task.id && p.agent.agent_id === agent.agent_id);
+    if (same >= 0) this.backlog.splice(same, 1);
+    this.backlog.push({ task, agent });
+    const max = this.o.backlog ?? BACKLOG;
+    while (this.backlog.length > max) {
+      this.backlog.shift();
+      this.dropped++;
+    }
+    if (!this.retry) void this.drain();
+    return false;
+  }
+
+  /** Writes what waits now (without waiting for a scheduled retry); true when the database has every entry. */
+  flush(): Promise<boolean> {
+    if (this.retry) this.clock.clearTimeout(this.retry);
+    this.retry = null;
+    return this.drain();
+  }
+
+  health(): HistoryHealth {
+    return {
+      ok: this.failing === null,
+      backlog: this.backlog.length,
+      dropped: this.dropped,
+      error: this.failing?.error ?? null,
+      since: this.failing?.since ?? null,
+    };
+  }
+
+  /** Drains for at most `deadlineMs`, then closes; what still waits is named in the log. */
+  async close(deadlineMs = 3000): Promise<void> {
+    if (this.retry) this.clock.clearTimeout(this.retry);
+    this.retry = null;
+    const end = this.clock.now() + deadlineMs;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<false>((resolve) => (timer = this.clock.setTimeout(() => resolve(false), deadlineMs)));
+    try {
+      while (this.backlog.length > 0 && this.clock.now() < end) {
+        if (await Promise.race([this.drain(), expired])) break;
+        // Failed: back off within the deadline, then try again.
+        const wait = Math.min(this.delay, end - this.clock.now());
+        if (wait <= 0) break;
+        let t: NodeJS.Timeout | undefined;
+        await Promise.race([new Promise<void>((r) => (t = this.clock.setTimeout(r, wait))), expired]);
+        this.clock.clearTimeout(t);
+      }
+    } finally {
+      this.clock.clearTimeout(timer);
+    }
+    this.closed = true;
+    if (this.retry) this.clock.clearTimeout(this.retry);
+    this.retry = null;
+    if (this.backlog.length > 0) {
+      const ids = this.backlog.map((p) => p.task.id.slice(0, 8)).join(', ');
+      this.o.warn?.(
+        `history: ${this.backlog.length} finished task(s) not recorded in ${this.o.location} (${ids}): ${this.failing?.error ?? `not written within ${deadlineMs} ms`}`,
+      );
+    }
+    const h = this.history;
+    this.history = null;
+    // A close stuck on a dead connection must not hold the agent's exit.
+    if (h) await Promise.race([h.close().catch(() => undefined), new Promise<void>((r) => this.clock.setTimeout(r, 1000).unref?.())]);
+  }
+
+  private drain(): Promise<boolean> {
+    this.draining ??= this.writeAll().finally(() => (this.draining = null));
+    return this.draining;
+  }
+
+  private async writeAll(): Promise<boolean> {
+    while (this.backlog.length > 0) {
+      const next = this.backlog[0]!;
+      try {
+        this.history ??= await this.o.open();
+        await this.history.record(next.task, next.agent);
+      } catch (err) {
+        this.failed(err);
+        return false;
+      }
+      // Replaced meanwhile by a newer update of the task: that one (later in the queue) is written next.
+      const at = this.backlog.indexOf(next);
+      if (at >= 0) this.backlog.splice(at, 1);
+    }
+    this.recovered();
+    return true;
+  }
+
+  private failed(err: unknown): void {
+    const message = (err as Error)?.message ?? String(err);
+    if (!this.failing) {
+      this.failing = { error: message, since: iso(this.clock.now()) };
+      (this.o.warn ?? this.o.log)?.(
+        `history: cannot record finished tasks in ${this.o.location}: ${message}; keeping up to ${this.o.backlog ?? BACKLOG} in memory and trying again with backoff (tasks themselves are not affected)`,
+      );
+    } else {
+      this.failing.error = message;
+    }
+    if (this.closed || this.retry) return;
+    this.retry = this.clock.setTimeout(() => {
+      this.retry = null;
+      void this.drain();
+    }, this.delay);
+    this.retry.unref?.();
+    this.delay = Math.min(this.delay * 2, MAX_RETRY_MS);
+  }
+
+  private recovered(): void {
+    this.delay = this.o.retryMs ?? RETRY_MS;
+    if (!this.failing) return;
+    this.o.log?.(
+      `history: writing to ${this.o.location} works again (failing since ${this.failing.since}); backlog recorded${this.dropped > 0 ? `, ${this.dropped} older entries were dropped` : ''}`,
+    );
+    this.failing = null;
+  }
+}
