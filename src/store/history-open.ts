@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Env } from '../config/paths.js';
 import { secretRedactor } from '../redact.js';
+import { hostName } from '../registry/host.js';
 import type { History } from './history-api.js';
 import { storeTarget, type StoreTarget } from './store-url.js';
 
@@ -11,7 +12,7 @@ interface OpenOptions {
   target?: StoreTarget;
   clock?: Clock;
   retryForMs?: number;
-  /** PostgreSQL: the machine name rows record (default os.hostname()). */
+  /** PostgreSQL: the machine name rows record (default SYNAPSE_HOST_NAME, else os.hostname()). */
   host?: string;
 }
 
@@ -34,7 +35,7 @@ async function open(projectDir: string, options: OpenOptions, existingOnly: bool
   const redact = secretRedactor(options.env);
   if (target.backend === 'postgres') {
     const { PgHistory } = await import('./history-pg.js');
-    return PgHistory.open(target.url, { redact, clock: options.clock, retryForMs: options.retryForMs, host: options.host });
+    return PgHistory.open(target.url, { redact, clock: options.clock, retryForMs: options.retryForMs, host: options.host ?? hostName(options.env) });
   }
   const [{ HistoryStore }, { SqliteHistory }] = await Promise.all([import('./history.js'), import('./history-sqlite.js')]);
   const clock = options.clock ? { clock: options.clock } : {};

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Env } from '../config/paths.js';
 import { BOARD_MIGRATIONS } from './board-schema.js';
@@ -9,6 +8,7 @@ import { projectKey } from '../registry/project.js';
 import { normalizeDirPath } from './file-paths.js';
 import { MEMORY_MIGRATIONS } from './memory-schema.js';
 import { boardDbPath, fileSafetyDbPath, memoryDbPath } from './settings.js';
+import { hostName } from '../registry/host.js';
 import { openDatabase, type Db, type Migration } from './sqlite.js';
 import {
   canonical,
@@ -86,15 +86,15 @@ function files(projectDir: string, env: Env): Record<SqliteTable['file'], { file
 }
 
 /** Stored (SQLite) row → portable row: tags parsed, paths made project-relative, this host named on locks. */
-function portable(table: TableName, row: Record<string, unknown>, root: string): Record<string, unknown> {
+function portable(table: TableName, row: Record<string, unknown>, root: string, host: string): Record<string, unknown> {
   const rel = (p: unknown) => {
     const r = path.relative(root, String(p));
     return r === '' || r.startsWith('..') || path.isAbsolute(r) ? String(p) : r.split(path.sep).join('/');
   };
   if (table === 'memory_notes') return { ...row, tags: JSON.parse(String(row.tags)) as unknown };
-  if (table === 'file_locks') return { ...row, path: rel(row.path), host: os.hostname() };
+  if (table === 'file_locks') return { ...row, path: rel(row.path), host };
   if (table === 'file_changes') return { ...row, path: rel(row.path) };
-  if (table === 'history') return { ...row, host: os.hostname() };
+  if (table === 'history') return { ...row, host };
   return row;
 }
 
@@ -102,11 +102,11 @@ function portable(table: TableName, row: Record<string, unknown>, root: string):
  * Portable row → what this SQLite store keeps of it (and so what it exports again): paths made
  * absolute, and a lock of another host loses its pid (this machine cannot check that process; the TTL decides).
  */
-function asStored(table: TableName, row: Record<string, unknown>, root: string): Record<string, unknown> {
+function asStored(table: TableName, row: Record<string, unknown>, root: string, host: string): Record<string, unknown> {
   const abs = (p: unknown) => (path.isAbsolute(String(p)) ? String(p) : path.join(root, ...String(p).split('/')));
   if (table === 'file_locks') {
     const lock = row as unknown as LockRowOut;
-    return { ...row, path: abs(lock.path), pid: lock.host === os.hostname() ? lock.pid : null };
+    return { ...row, path: abs(lock.path), pid: lock.host === host ? lock.pid : null };
   }
   if (table === 'file_changes') return { ...row, path: abs(row.path) };
   if (table === 'memory_notes') return { ...row, tags: JSON.stringify(row.tags) };
@@ -132,6 +132,7 @@ function inProject(projectDir: string): (row: Record<string, unknown>) => boolea
 
 export function exportSqlite(projectDir: string, env: Env): ExportRows {
   const root = normalizeDirPath(projectDir);
+  const host = hostName(env);
   const rows = emptyRows();
   const all = files(projectDir, env);
   for (const t of Object.keys(SQL) as TableName[]) {
@@ -140,7 +141,7 @@ export function exportSqlite(projectDir: string, env: Env): ExportRows {
     const db = openDatabase(file, migrations);
     try {
       const all = db.prepare(SQL[t].select).all() as Record<string, unknown>[];
-      (rows[t] as unknown[]) = (t === 'history' ? all.filter(inProject(projectDir)) : all).map((r) => portable(t, r, root));
+      (rows[t] as unknown[]) = (t === 'history' ? all.filter(inProject(projectDir)) : all).map((r) => portable(t, r, root, host));
     } finally {
       db.close();
     }
@@ -154,6 +155,7 @@ export function exportSqlite(projectDir: string, env: Env): ExportRows {
  */
 export function importSqlite(projectDir: string, env: Env, rows: ExportRows, lines: Map<string, number>): ImportCounts {
   const root = normalizeDirPath(projectDir);
+  const host = hostName(env);
   const counts = zeroCounts();
   const all = files(projectDir, env);
   const open = new Map<SqliteTable['file'], Db>();
@@ -176,7 +178,7 @@ export function importSqlite(projectDir: string, env: Env, rows: ExportRows, lin
       for (const row of rows[t] as Record<string, unknown>[]) {
         const key = rowKey(t, row);
         const line = lines.get(`${t} ${key}`);
-        const stored = asStored(t, row, root);
+        const stored = asStored(t, row, root, host);
         const findArgs =
           t === 'board_task_deps'
             ? [row.task_id, row.blocked_by]
@@ -184,9 +186,9 @@ export function importSqlite(projectDir: string, env: Env, rows: ExportRows, lin
               ? [row.task_id, row.agent_id]
               : [t === 'memory_notes' ? row.key : stored[keys[0]!]];
         const existing = db.prepare(SQL[t].find).get(...findArgs) as Record<string, unknown> | undefined;
-        const incoming = canonical(t, portable(t, stored, root));
+        const incoming = canonical(t, portable(t, stored, root, host));
         if (existing) {
-          const have = canonical(t, portable(t, existing, root));
+          const have = canonical(t, portable(t, existing, root, host));
           if (have !== incoming) throw conflictError(t, key, line, have, incoming);
           counts[t].unchanged++;
           continue;
