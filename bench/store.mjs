@@ -2,17 +2,19 @@
 // The shared store's claim race on each backend (issue 22; build first: npm run build).
 //
 //   node bench/store.mjs [--backend sqlite|postgres|both] [--url postgres://…] [--tasks 2000]
-//                        [--procs 8] [--json] [--exact]
+//                        [--procs 8] [--json] [--exact] [--no-list] [--agents 50]
 //
 // N pending tasks; P processes each try to claim every task, all in the same order, so they
 // collide on every one, through the asynchronous board interface (src/store/board-store.ts).
 // Prints successful claims per second and the p50/p99 latency of one claim call (every attempt,
 // won or refused), per backend, and whether every task had exactly one winner (exit 1 if not).
+// Then `synapse list` with --agents registered agents on each registry backend (bench/list.mjs,
+// the file registry and the PostgreSQL registry table); --no-list leaves that out.
 //
 // PostgreSQL: --url (or SYNAPSE_STORE_URL) names a server; the bench makes a fresh database on it
 // and drops it after. Without one, it starts a private server for the run (initdb + pg_ctl from
 // Debian's postgresql package, test/support/postgres-server.mjs) and stops it after.
-import { fork } from 'node:child_process';
+import { execFile, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -34,6 +36,8 @@ const { values: args } = parseArgs({
     json: { type: 'boolean', default: false },
     // Use --url's database as it is (no fresh database, nothing dropped): the tests check its rows.
     exact: { type: 'boolean', default: false },
+    'no-list': { type: 'boolean', default: false },
+    agents: { type: 'string', default: '50' },
     // internal: a worker process
     worker: { type: 'string' },
     target: { type: 'string' },
@@ -226,8 +230,31 @@ async function main() {
       server?.stop();
     }
   }
-  if (args.json) process.stdout.write(`${JSON.stringify({ results })}\n`);
-  process.exitCode = results.every((r) => r.ok) ? 0 : 1;
+  const list = args['no-list'] || args.exact ? null : await listBench();
+  if (args.json) process.stdout.write(`${JSON.stringify({ results, list })}\n`);
+  process.exitCode = results.every((r) => r.ok) && (list === null || list.ok) ? 0 : 1;
+}
+
+/** `synapse list` with --agents registered agents per registry backend: bench/list.mjs, in its own process. */
+async function listBench() {
+  const listArgs = [fileURLToPath(new URL('./list.mjs', import.meta.url)), '--agents', args.agents];
+  if (args.url) listArgs.push('--url', args.url);
+  if (args.json) listArgs.push('--json');
+  return new Promise((resolve) => {
+    execFile(process.execPath, listArgs, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (!args.json) process.stdout.write(stdout);
+      if (err) process.stderr.write(stderr);
+      let figures = null;
+      if (args.json) {
+        try {
+          figures = JSON.parse(stdout);
+        } catch {
+          figures = null;
+        }
+      }
+      resolve({ ok: !err, figures });
+    });
+  });
 }
 
 if (args.worker) await worker(args.worker, JSON.parse(args.target));
