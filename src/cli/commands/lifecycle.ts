@@ -18,7 +18,7 @@ import { writtenByOriginal, type RegistryEntry } from '../../registry/entry.js';
 import type { CommandIo } from '../io.js';
 import { preview, renderTable } from '../table.js';
 import { listColumns } from '../../config/settings.js';
-import { editingText, hostOf, skillSetOf, transportOf, type Editing } from '../../monitor/columns.js';
+import { editingText, hostOf, skillSetOf, transportOf, withHost, type Editing } from '../../monitor/columns.js';
 import type { HostedEntry } from '../../registry/host.js';
 import { envSetting } from '../../config/env-setting.js';
 import { lockEnforcement } from '../../config/pre-write-hook.js';
@@ -173,13 +173,6 @@ function editingFiles(live: HostedEntry[], env: NodeJS.ProcessEnv): Map<string, 
     }
   }
   return out;
-}
-
-/** With a shared (PostgreSQL) registry the table names each agent's host: HOST after ID, unless the columns already have it. */
-function withHost(columns: readonly ListColumn[], shared: boolean): ListColumn[] {
-  if (!shared || columns.includes('HOST')) return [...columns];
-  const at = columns[0] === 'ID' ? 1 : 0;
-  return [...columns.slice(0, at), 'HOST', ...columns.slice(at)];
 }
 
 /** `3 s ago`, `4 min ago`, `2 h ago`. */
