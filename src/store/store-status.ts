@@ -1,14 +1,19 @@
 import fs from 'node:fs';
-import type { Env } from '../config/paths.js';
+import { registryDir, type Env } from '../config/paths.js';
 import { isSynapseError } from '../errors.js';
+import { hostName } from '../registry/host.js';
+import { openRegistry } from '../registry/lookup.js';
 import { BOARD_MIGRATIONS } from './board-schema.js';
 import { FILE_SAFETY_MIGRATIONS } from './file-safety-schema.js';
 import { MEMORY_MIGRATIONS } from './memory-schema.js';
 import { boardDbPath, fileSafetyDbPath, memoryDbPath } from './settings.js';
 import { storeTarget, type StoreTarget } from './store-url.js';
 
-/** Components still kept in local SQLite files whatever the store URL says (later phases of issue 22). */
-const LOCAL_ONLY = ['history', 'registry'] as const;
+/**
+ * Components still kept in local SQLite files whatever the store URL says (later phases of issue
+ * 22). The registry is not one: with a PostgreSQL store every agent is also in its table.
+ */
+const LOCAL_ONLY = ['history'] as const;
 
 interface ComponentStatus {
   schema_version: number;
@@ -17,19 +22,42 @@ interface ComponentStatus {
   created: boolean;
 }
 
+/**
+ * The registry: with a PostgreSQL store its table (`synapse_agents`, live agents per host); on
+ * SQLite this host's registry files (there is no table: `schema_version` 0, `created` false).
+ */
+export interface RegistryStatus extends ComponentStatus {
+  /** `table synapse_agents`, or the registry directory. */
+  location: string;
+  /** Live agents per host. */
+  hosts: Record<string, number>;
+}
+
 export interface StoreStatus {
   backend: 'sqlite' | 'postgres';
   /** The project's .synapse/ board file, or the database URL with its password hidden. */
   location: string;
   health: { ok: boolean; latency_ms: number | null; server_version: string | null; error: string | null; code: string | null };
-  components: { board: ComponentStatus; memory: ComponentStatus; file_safety: ComponentStatus };
+  components: { board: ComponentStatus; memory: ComponentStatus; file_safety: ComponentStatus; registry: RegistryStatus };
   local_only: readonly string[];
 }
 
 export interface MigrateResult {
   backend: 'sqlite' | 'postgres';
   location: string;
-  components: { board: { from: number; to: number }; memory: { from: number; to: number }; file_safety: { from: number; to: number } };
+  components: {
+    board: { from: number; to: number };
+    memory: { from: number; to: number };
+    file_safety: { from: number; to: number };
+    /** PostgreSQL only: SQLite has no registry table (the registry is this host's files). */
+    registry?: { from: number; to: number };
+  };
+}
+
+/** This host's live registry files (dead entries pruned on the way, as `synapse list` does). */
+function localRegistry(env: Env): RegistryStatus {
+  const n = openRegistry(env).scanLive().entries.length;
+  return { schema_version: 0, latest_version: 0, rows: { agents: n }, created: false, location: registryDir(env), hosts: n > 0 ? { [hostName(env)]: n } : {} };
 }
 
 const empty = (latest: number, rows: Record<string, number>): ComponentStatus => ({ schema_version: 0, latest_version: latest, rows, created: false });
@@ -59,6 +87,7 @@ export async function storeStatus(projectDir: string, options: { env: Env; targe
       board: empty(BOARD_MIGRATIONS.at(-1)!.version, { tasks: 0, task_deps: 0 }),
       memory: empty(MEMORY_MIGRATIONS.at(-1)!.version, { notes: 0 }),
       file_safety: empty(FILE_SAFETY_MIGRATIONS.at(-1)!.version, { locks: 0, changes: 0 }),
+      registry: t.backend === 'sqlite' ? localRegistry(options.env) : { ...empty(0, { agents: 0 }), location: 'table synapse_agents', hosts: {} },
     },
     local_only: LOCAL_ONLY,
   };
@@ -83,6 +112,9 @@ export async function storeStatus(projectDir: string, options: { env: Env; targe
     const { pgFileSafetyStatus } = await import('./file-safety-pg.js');
     const f = await pgFileSafetyStatus(t.url, { retryForMs: options.retryForMs });
     status.components.file_safety = { ...f, created: f.schema_version > 0 };
+    const { pgRegistryStatus } = await import('./registry-pg.js');
+    const r = await pgRegistryStatus(t.url, { retryForMs: options.retryForMs });
+    status.components.registry = { ...r, created: r.schema_version > 0, location: 'table synapse_agents' };
   } catch (err) {
     status.health = {
       ok: false,
@@ -119,10 +151,11 @@ export async function migrateStore(projectDir: string, options: { env: Env; targ
       },
     };
   }
-  const [{ pgStoreMigrate }, { pgMemoryMigrate }, { pgFileSafetyMigrate }] = await Promise.all([
+  const [{ pgStoreMigrate }, { pgMemoryMigrate }, { pgFileSafetyMigrate }, { pgRegistryMigrate }] = await Promise.all([
     import('./board-pg.js'),
     import('./memory-pg.js'),
     import('./file-safety-pg.js'),
+    import('./registry-pg.js'),
   ]);
   return {
     backend: 'postgres',
@@ -131,6 +164,7 @@ export async function migrateStore(projectDir: string, options: { env: Env; targ
       board: await pgStoreMigrate(t.url, { retryForMs: options.retryForMs }),
       memory: await pgMemoryMigrate(t.url, { retryForMs: options.retryForMs }),
       file_safety: await pgFileSafetyMigrate(t.url, { retryForMs: options.retryForMs }),
+      registry: await pgRegistryMigrate(t.url, { retryForMs: options.retryForMs }),
     },
   };
 }
