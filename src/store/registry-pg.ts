@@ -143,7 +143,7 @@ export class PgAgentRegistry {
 }
 
 /** The newest schema of the registry table (`synapse store status`). */
-export const REGISTRY_LATEST_VERSION = MIGRATIONS.at(-1)!.version;
+const REGISTRY_LATEST_VERSION = MIGRATIONS.at(-1)!.version;
 
 /**
  * `synapse store status`: the registry table's schema version and its live agents (heartbeat

@@ -26,7 +26,7 @@ interface ComponentStatus {
  * The registry: with a PostgreSQL store its table (`synapse_agents`, live agents per host); on
  * SQLite this host's registry files (there is no table: `schema_version` 0, `created` false).
  */
-export interface RegistryStatus extends ComponentStatus {
+interface RegistryStatus extends ComponentStatus {
   /** `table synapse_agents`, or the registry directory. */
   location: string;
   /** Live agents per host. */
