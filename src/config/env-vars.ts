@@ -201,7 +201,7 @@ export const ENV_VARS = {
     kind: 'text',
     defaultText: "this machine's host name",
     description:
-      'The name this host goes by in the registry table of a PostgreSQL store and the HOST column of `synapse list` (tests, machines with unhelpful names).',
+      'The name this host goes by in the registry table and the file-lock rows of a PostgreSQL store and the HOST column of `synapse list` (tests, machines with unhelpful names).',
   },
   SYNAPSE_ADVERTISE_HOST: {
     kind: 'text',

@@ -9,6 +9,7 @@ import { openRegistry } from '../registry/lookup.js';
 import type { RegistryProblem } from '../registry/registry.js';
 import { SynapseError } from '../errors.js';
 import type { RemoteAgents } from '../store/discovery.js';
+import { editingFrom, type HeldLock } from '../store/editing.js';
 import { editingFileOf } from '../store/file-safety.js';
 import type { AgentRow, Editing } from './columns.js';
 
@@ -31,8 +32,11 @@ export interface RemoteFeed {
   /** This host's name: its agents get it as HOST. */
   host: string;
   everyMs: number;
-  read: () => Promise<RemoteAgents>;
+  read: () => Promise<RemoteRead>;
 }
+
+/** One poll of the store: the other hosts' agents, and every host's locks (EDITING_FILE; null: the store could not be read). */
+export type RemoteRead = RemoteAgents & { locks: HeldLock[] | null };
 
 function editingOf(entry: RegistryEntry, env: Env): Editing {
   try {
@@ -90,7 +94,7 @@ export class MonitorSource {
   private remotePoll: NodeJS.Timeout | null = null;
   private remoteInFlight = false;
   /** The last read of the registry table (before the first one: none, no warning). */
-  private remote: RemoteAgents = { entries: [], error: null };
+  private remote: RemoteRead | null = null;
   private pending: NodeJS.Timeout | null = null;
   /** Open `/events` streams by agent (id and pid: a restarted agent is a new stream). */
   private readonly streams = new Map<string, AbortController>();
@@ -167,9 +171,12 @@ export class MonitorSource {
     const feed = this.opts.remote;
     if (!feed) return snapshot;
     const local: HostedEntry[] = snapshot.agents.map((r) => ({ ...r.entry, host: feed.host, remote: false }));
-    const remote = qualifyIds(local, this.remote.entries).map((entry): AgentRow => ({ entry, editing: null }));
-    const agents = [...snapshot.agents.map((r, i) => ({ ...r, entry: local[i]! })), ...remote];
-    return { ...snapshot, agents, remoteError: this.remote.error };
+    const read = this.remote;
+    const remote = qualifyIds(local, read?.entries ?? []).map((entry): AgentRow => ({ entry, editing: null }));
+    const rows = [...snapshot.agents.map((r, i) => ({ ...r, entry: local[i]! })), ...remote];
+    // The locks are in the store, not in this machine's files: every row's EDITING_FILE comes from the last poll.
+    const agents = read ? rows.map((r) => ({ ...r, editing: read.locks ? editingFrom(read.locks, r.entry as HostedEntry) : ('unreadable' as const) })) : rows;
+    return { ...snapshot, agents, remoteError: read?.error ?? null };
   }
 
   private readRemote(): void {
@@ -178,7 +185,7 @@ export class MonitorSource {
     this.remoteInFlight = true;
     void feed
       .read()
-      .catch((err: unknown): RemoteAgents => ({ entries: [], error: (err as Error).message }))
+      .catch((err: unknown): RemoteRead => ({ entries: [], error: (err as Error).message, locks: null }))
       .then((read) => {
         this.remoteInFlight = false;
         this.remote = read;

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Env } from '../config/paths.js';
+import { hostName } from '../registry/host.js';
 import type { FileSafety } from './file-safety-api.js';
 import type { FileChange, FileLock, WriteCheck } from './file-safety-schema.js';
 import { fileSafetyEnabled } from './settings.js';
@@ -17,7 +18,7 @@ export interface OpenFileSafetyOptions {
   retryForMs?: number;
   /** Replaced in tests; the real check is `kill(pid, 0)`. */
   isAlive?: (pid: number) => boolean;
-  /** PostgreSQL: this machine's name as lock rows record it (default os.hostname()). */
+  /** PostgreSQL: this host's name as lock rows record it (default SYNAPSE_HOST_NAME, else os.hostname()). */
   host?: string;
 }
 
@@ -34,7 +35,7 @@ export async function openFileSafety(projectDir: string, options: OpenFileSafety
       clock: options.clock,
       retryForMs: options.retryForMs,
       isAlive: options.isAlive,
-      host: options.host,
+      host: options.host ?? hostName(options.env),
     });
   }
   const [{ FileSafetyStore }, { SqliteFileSafety }] = await Promise.all([import('./file-safety.js'), import('./file-safety-sqlite.js')]);

@@ -129,7 +129,8 @@ Examples:
         'other host that uses the store (from its registry table), with a HOST column (this host: SYNAPSE_HOST_NAME,\n' +
         "else the machine's name); a host's row expires 3 heartbeats after its agent last wrote it. JSON adds host and\n" +
         'remote. The monitor reads the table every heartbeat (SYNAPSE_HEARTBEAT_MS); a store it cannot reach leaves\n' +
-        "this host's agents and a warning in its title.\n" +
+        "this host's agents and a warning in its title. EDITING_FILE is then read from the store's lock rows, for\n" +
+        "every host's agents.\n" +
         'guides/teams-across-machines.md.\n\n' +
         'Examples:\n  synapse list                              the live monitor (on a terminal)\n' +
         '  synapse list --plain                      the table, once\n' +

@@ -161,9 +161,25 @@ async function closePane(entry: RegistryEntry, io: CommandIo): Promise<void> {
   if (said) io.out(`  ${said}\n`);
 }
 
-/** The file each agent holds a lock on (first of them, with a count), from its project's store. */
-function editingFiles(live: HostedEntry[], env: NodeJS.ProcessEnv): Map<string, Editing> {
+/**
+ * The file each agent holds a lock on (first of them, with a count): with a PostgreSQL store from
+ * the store, for every host's agents (store/editing.ts); else from each local agent's project files.
+ */
+async function editingFiles(live: HostedEntry[], store: { shared: boolean; remoteError: string | null }, io: CommandIo): Promise<Map<string, Editing>> {
   const out = new Map<string, Editing>();
+  if (store.shared) {
+    const { editingFrom, storeLocks } = await import('../../store/editing.js');
+    try {
+      if (store.remoteError) throw new Error(store.remoteError); // asked already: not a second wait
+      const locks = await storeLocks(io.cwd, io.env);
+      for (const e of live) out.set(e.agent_id, editingFrom(locks, e));
+    } catch (err) {
+      io.err(`warning: EDITING_FILE unknown, the file-safety store cannot be read: ${(err as Error).message}\n`);
+      for (const e of live) out.set(e.agent_id, 'unreadable');
+    }
+    return out;
+  }
+  const env = io.env;
   for (const e of live) {
     if (e.remote) continue; // its working directory is on another machine
     try {
@@ -213,7 +229,7 @@ export async function listAgents(flags: { json?: boolean; waiting?: boolean }, i
     else io.out(waitingSection(targets) || 'No messages are waiting for an agent.\n');
     return;
   }
-  const editing = editingFiles(live, io.env);
+  const editing = await editingFiles(live, found, io);
   if (flags.json) {
     const withEditing = live.map((e) => {
       const file = editing.get(e.agent_id);

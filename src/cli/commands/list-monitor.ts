@@ -70,7 +70,13 @@ function remoteFeed(io: CommandIo): RemoteFeed | null {
   return {
     host,
     everyMs: Math.max(MIN_REMOTE_POLL_MS, envSetting(io.env, 'SYNAPSE_HEARTBEAT_MS')),
-    read: async () => (await import('../../store/discovery.js')).remoteAgents(url, host),
+    read: async () => {
+      const [{ remoteAgents }, { storeLocks }] = await Promise.all([import('../../store/discovery.js'), import('../../store/editing.js')]);
+      const agents = await remoteAgents(url, host);
+      // A store that did not answer the first question is not asked a second time in this poll.
+      const locks = agents.error ? null : await storeLocks(io.cwd, io.env).catch(() => null);
+      return { ...agents, locks };
+    },
   };
 }
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
-import { BIN, cleanupAll, freePort, startHeadless, tempHome, waitFor, type AgentHandle } from '../../support/synapse.js';
+import { BIN, cleanupAll, freePort, runCli, startHeadless, tempHome, waitFor, type AgentHandle } from '../../support/synapse.js';
 import { TmuxServer } from '../../support/tmux-server.js';
 
 /**
@@ -11,6 +11,7 @@ import { TmuxServer } from '../../support/tmux-server.js';
  * shows host B's agent with the HOST column (the registry table has no watch: it is polled every
  * heartbeat), drops it once it is killed without a clean stop and its heartbeat expires, and a
  * monitor whose store cannot be reached still shows this host's agents, with a warning.
+ * EDITING_FILE (monitor, --plain, --json) comes from the store's lock rows, for both hosts' agents.
  */
 
 const unavailable = postgresUnavailable();
@@ -81,6 +82,14 @@ describe.skipIf(unavailable !== '')(`the live monitor across hosts${unavailable 
       startHeadless('echo', { env: a.env, cwd: a.project, args: ['--name', 'alice'], statusHeaders }),
       startHeadless('echo', { env: b.env, cwd: b.project, args: ['--name', 'bob'], statusHeaders }),
     ]);
+    // Each host's agent holds a lock in the store, taken on its own host (the row records host-a / host-b).
+    for (const [h, agent, file] of [
+      [a, alice, 'src/api.ts'],
+      [b, bob, 'lib/ui.ts'],
+    ] as const) {
+      const r = await runCli(['file-safety', 'lock', file, agent.agentId, '--pid', '0', '--intent', 'edit'], { env: h.env, cwd: h.project });
+      expect(r.code, r.stderr).toBe(0);
+    }
     tmux = new TmuxServer(a.env.HOME!);
   }, 60_000);
 
@@ -92,6 +101,27 @@ describe.skipIf(unavailable !== '')(`the live monitor across hosts${unavailable 
     b?.cleanup();
   });
 
+  it("synapse list --json and --plain on host A show each host's agent with the file it locked in the store", async () => {
+    type Listed = { agent_id: string; host: string; editing_file: string | null };
+    const rows = await waitFor(
+      async () => {
+        const r = await runCli(['list', '--json'], { env: a.env, cwd: a.project });
+        expect(r.code, r.stderr).toBe(0);
+        const listed = JSON.parse(r.stdout) as Listed[];
+        return listed.some((x) => x.agent_id === bob.agentId) ? listed : null;
+      },
+      15_000,
+      'host A to see bob',
+    );
+    expect(rows.find((x) => x.agent_id === alice.agentId)).toMatchObject({ host: 'host-a', editing_file: 'src/api.ts' });
+    expect(rows.find((x) => x.agent_id === bob.agentId)).toMatchObject({ host: 'host-b', editing_file: 'lib/ui.ts' });
+    // Nothing was read from (or written to) this machine's file-safety database.
+    expect(fs.existsSync(path.join(a.project, '.synapse', 'file_safety.db'))).toBe(false);
+    const plain = await runCli(['list', '--plain'], { env: a.env, cwd: a.project });
+    expect(plain.stdout).toMatch(new RegExp(`${bob.agentId}\\s+host-b\\s+bob\\s.*lib/ui\\.ts`));
+    expect(plain.stdout).toMatch(new RegExp(`${alice.agentId}\\s+host-a\\s+alice\\s.*src/api\\.ts`));
+  }, 30_000);
+
   it("host A's monitor shows host B's agent with its host, and drops it when its heartbeat expires", async () => {
     const pane = await monitor(a.env, a.project);
     const text = await until(pane, () => (rowOf(pane, alice.agentId) && rowOf(pane, bob.agentId) ? screen(pane) : null), 20_000, 'both hosts in the monitor');
@@ -99,6 +129,13 @@ describe.skipIf(unavailable !== '')(`the live monitor across hosts${unavailable 
     expect(text).toMatch(/#\s+ID\s+HOST\s+NAME\s+TYPE/);
     expect(rowOf(pane, alice.agentId, text)).toMatch(/host-a\s+alice\s+echo/);
     expect(rowOf(pane, bob.agentId, text)).toMatch(/host-b\s+bob\s+echo/);
+    // EDITING_FILE from the store's locks, for this host's agent and the other host's.
+    await until(
+      pane,
+      () => /src\/api\.ts/.test(rowOf(pane, alice.agentId) ?? '') && /lib\/ui\.ts/.test(rowOf(pane, bob.agentId) ?? ''),
+      10_000,
+      'the locked files',
+    );
     expect(text).not.toContain('WARNING');
 
     // K on another host's row does not look for it here: it says where it runs.
@@ -129,6 +166,7 @@ describe.skipIf(unavailable !== '')(`the live monitor across hosts${unavailable 
     );
     expect(text).toMatch(/#\s+ID\s+HOST\s+NAME/);
     expect(rowOf(pane, alice.agentId, text)).toMatch(/host-a\s+alice/);
+    await until(pane, () => rowOf(pane, alice.agentId)?.includes('(file-safety db unreadable)'), 10_000, 'EDITING_FILE unknown, not empty');
     expect(text).not.toContain('secret-pw');
     tmux.run(['send-keys', '-t', pane, 'q']);
     await until(pane, () => screen(pane).trimEnd().endsWith('$'), 10_000, 'the shell back after q');
