@@ -57,6 +57,13 @@ export function hostOf(entry: RegistryEntry): string {
   return (typeof host === 'string' && oneLine(host)) || '-';
 }
 
+/** With a shared (PostgreSQL) registry the table names each agent's host: HOST after ID, unless the columns already have it. */
+export function withHost(columns: readonly ListColumn[], shared: boolean): ListColumn[] {
+  if (!shared || columns.includes('HOST')) return [...columns];
+  const at = columns[0] === 'ID' ? 1 : 0;
+  return [...columns.slice(0, at), 'HOST', ...columns.slice(at)];
+}
+
 /** SKILL_SET: the set `synapse spawn --skill-set` gave the agent, or `-`. */
 export function skillSetOf(entry: RegistryEntry): string {
   const set = (entry as RegistryEntry & { skill_set?: unknown }).skill_set;

@@ -3,7 +3,7 @@ import { render } from 'ink';
 import { createElement } from 'react';
 import type { ListColumn } from '../config/keys.js';
 import type { Env } from '../config/paths.js';
-import { MonitorSource } from './source.js';
+import { MonitorSource, type RemoteFeed } from './source.js';
 import { MonitorApp, type MonitorActions } from './view.js';
 
 export interface MonitorOptions {
@@ -14,6 +14,8 @@ export interface MonitorOptions {
   stdout?: NodeJS.WriteStream;
   /** The fallback read interval (10 s). */
   pollMs?: number;
+  /** Other hosts' agents, with a PostgreSQL store (store/discovery.ts). */
+  remote?: RemoteFeed;
 }
 
 /**
@@ -24,7 +26,11 @@ export interface MonitorOptions {
 export async function runMonitor(opts: MonitorOptions): Promise<void> {
   const stdout = opts.stdout ?? process.stdout;
   const stdin = opts.stdin ?? process.stdin;
-  const source = new MonitorSource({ env: opts.env, ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}) });
+  const source = new MonitorSource({
+    env: opts.env,
+    ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}),
+    ...(opts.remote ? { remote: opts.remote } : {}),
+  });
   stdout.write(ansiEscapes.enterAlternativeScreen + ansiEscapes.cursorTo(0, 0));
   const app = render(createElement(MonitorApp, { source, columns: opts.columns, actions: opts.actions, home: opts.env.HOME }), {
     stdout,

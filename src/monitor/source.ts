@@ -4,9 +4,12 @@ import { peerTls } from '../a2a/peer-tls.js';
 import { apiKeyHeaders } from '../config/auth-keys.js';
 import { registryDir, type Env } from '../config/paths.js';
 import type { RegistryEntry } from '../registry/entry.js';
+import { qualifyIds, type HostedEntry } from '../registry/host.js';
 import { openRegistry } from '../registry/lookup.js';
 import type { RegistryProblem } from '../registry/registry.js';
 import { SynapseError } from '../errors.js';
+import type { RemoteAgents } from '../store/discovery.js';
+import { editingFrom, type HeldLock } from '../store/editing.js';
 import { editingFileOf } from '../store/file-safety.js';
 import type { AgentRow, Editing } from './columns.js';
 
@@ -14,10 +17,26 @@ import type { AgentRow, Editing } from './columns.js';
 export interface Snapshot {
   agents: AgentRow[];
   problems: RegistryProblem[];
+  /** With a PostgreSQL store: why other hosts' agents are missing (the store cannot be read), else null. */
+  remoteError?: string | null;
 }
 
-/** Why the monitor read the registry again. */
-export type RefreshCause = 'start' | 'registry' | 'events' | 'poll' | 'action';
+/** Why the monitor read the registry again (`remote`: a read of the registry table came in). */
+export type RefreshCause = 'start' | 'registry' | 'events' | 'poll' | 'action' | 'remote';
+
+/**
+ * Other hosts' agents (a PostgreSQL store, store/discovery.ts): the registry table has no watch,
+ * so it is read on start and every `everyMs` (the heartbeat interval), one read at a time.
+ */
+export interface RemoteFeed {
+  /** This host's name: its agents get it as HOST. */
+  host: string;
+  everyMs: number;
+  read: () => Promise<RemoteRead>;
+}
+
+/** One poll of the store: the other hosts' agents, and every host's locks (EDITING_FILE; null: the store could not be read). */
+export type RemoteRead = RemoteAgents & { locks: HeldLock[] | null };
 
 function editingOf(entry: RegistryEntry, env: Env): Editing {
   try {
@@ -55,6 +74,7 @@ export interface SourceOptions {
   debounceMs?: number;
   read?: (env: Env) => Snapshot;
   followEvents?: FollowEvents;
+  remote?: RemoteFeed;
 }
 
 /**
@@ -71,6 +91,10 @@ export class MonitorSource {
   private listener: ((snapshot: Snapshot, cause: RefreshCause) => void) | null = null;
   private watcher: fs.FSWatcher | null = null;
   private poll: NodeJS.Timeout | null = null;
+  private remotePoll: NodeJS.Timeout | null = null;
+  private remoteInFlight = false;
+  /** The last read of the registry table (before the first one: none, no warning). */
+  private remote: RemoteRead | null = null;
   private pending: NodeJS.Timeout | null = null;
   /** Open `/events` streams by agent (id and pid: a restarted agent is a new stream). */
   private readonly streams = new Map<string, AbortController>();
@@ -92,6 +116,10 @@ export class MonitorSource {
     this.listener = listener;
     this.watchRegistry();
     this.poll = setInterval(() => this.refresh('poll'), this.pollMs);
+    if (this.opts.remote) {
+      this.remotePoll = setInterval(() => this.readRemote(), this.opts.remote.everyMs);
+      this.readRemote();
+    }
     this.readNow('start');
   }
 
@@ -117,6 +145,7 @@ export class MonitorSource {
   stop(): void {
     this.stopped = true;
     if (this.poll) clearInterval(this.poll);
+    if (this.remotePoll) clearInterval(this.remotePoll);
     if (this.pending) clearTimeout(this.pending);
     this.watcher?.close();
     this.watcher = null;
@@ -132,8 +161,36 @@ export class MonitorSource {
     } catch (err) {
       snapshot = { agents: [], problems: [{ file: registryDir(this.opts.env), reason: (err as Error).message }] };
     }
+    // Only this host's agents get an `/events` stream: other hosts' are refreshed by the table's poll.
     this.followAll(snapshot.agents.map((r) => r.entry));
-    this.listener?.(snapshot, cause);
+    this.listener?.(this.withRemote(snapshot), cause);
+  }
+
+  /** This host's snapshot with the other hosts' agents of the last table read (ids qualified as `synapse list` does). */
+  private withRemote(snapshot: Snapshot): Snapshot {
+    const feed = this.opts.remote;
+    if (!feed) return snapshot;
+    const local: HostedEntry[] = snapshot.agents.map((r) => ({ ...r.entry, host: feed.host, remote: false }));
+    const read = this.remote;
+    const remote = qualifyIds(local, read?.entries ?? []).map((entry): AgentRow => ({ entry, editing: null }));
+    const rows = [...snapshot.agents.map((r, i) => ({ ...r, entry: local[i]! })), ...remote];
+    // The locks are in the store, not in this machine's files: every row's EDITING_FILE comes from the last poll.
+    const agents = read ? rows.map((r) => ({ ...r, editing: read.locks ? editingFrom(read.locks, r.entry as HostedEntry) : ('unreadable' as const) })) : rows;
+    return { ...snapshot, agents, remoteError: read?.error ?? null };
+  }
+
+  private readRemote(): void {
+    const feed = this.opts.remote;
+    if (!feed || this.stopped || this.remoteInFlight) return;
+    this.remoteInFlight = true;
+    void feed
+      .read()
+      .catch((err: unknown): RemoteRead => ({ entries: [], error: (err as Error).message, locks: null }))
+      .then((read) => {
+        this.remoteInFlight = false;
+        this.remote = read;
+        this.readNow('remote');
+      });
   }
 
   private watchRegistry(): void {

@@ -42,13 +42,24 @@ function useTerminalSize(): { columns: number; rows: number } {
   return size;
 }
 
-function titleLine(state: MonitorState, problems: number, now: number, width: number): ReactNode {
+/** The title's warning when other hosts' agents are missing: the PostgreSQL store could not be read. */
+function remoteWarning(error: string | null): ReactNode {
+  if (!error) return null;
+  return h(Text, { color: 'yellow' }, ` · WARNING: other hosts not shown, the store cannot be reached (${error.replace(/[\p{Cc}\p{Cf}]/gu, ' ')})`);
+}
+
+function titleLine(state: MonitorState, problems: number, remoteError: string | null, now: number, width: number): ReactNode {
   const shown = visibleAgents(state).length;
   const count = `${state.agents.length} agent${state.agents.length === 1 ? '' : 's'}`;
   const filter = state.filter || state.typingFilter ? ` · filter "${state.filter}" (${shown} shown)` : '';
   const skipped = problems ? ` · ${problems} registry file${problems === 1 ? '' : 's'} skipped` : '';
   const left = `Synapse agents · ${count}${filter}${skipped}`;
-  return h(Box, { width, justifyContent: 'space-between' }, h(Text, { bold: true, wrap: 'truncate-end' }, left), h(Text, { dimColor: true }, ` ${clock(now)}`));
+  return h(
+    Box,
+    { width, justifyContent: 'space-between' },
+    h(Text, { bold: true, wrap: 'truncate-end' }, left, remoteWarning(remoteError)),
+    h(Text, { dimColor: true }, ` ${clock(now)}`),
+  );
 }
 
 function tableRow(key: string, label: string, cells: string[], columns: readonly ListColumn[], opts: { selected?: boolean; header?: boolean }): ReactNode {
@@ -115,6 +126,7 @@ export function MonitorApp({ source, columns, actions, home }: MonitorAppProps):
   const { columns: width, rows: height } = useTerminalSize();
   const [state, setState] = useState<MonitorState>(initialState);
   const [problems, setProblems] = useState(0);
+  const [remoteError, setRemoteError] = useState<string | null>(null);
   const [now, setNow] = useState(() => Date.now());
   const current = useRef(state);
   const update = useCallback((next: (s: MonitorState) => MonitorState) => {
@@ -125,6 +137,7 @@ export function MonitorApp({ source, columns, actions, home }: MonitorAppProps):
   useEffect(() => {
     source.start((snapshot: Snapshot) => {
       setProblems(snapshot.problems.length);
+      setRemoteError(snapshot.remoteError ?? null);
       setNow(Date.now());
       update((s) => withAgents(s, snapshot.agents));
     });
@@ -165,7 +178,7 @@ export function MonitorApp({ source, columns, actions, home }: MonitorAppProps):
   return h(
     Box,
     { flexDirection: 'column', width, height: frameHeight },
-    titleLine(state, problems, now, width),
+    titleLine(state, problems, remoteError, now, width),
     h(Box, { flexDirection: 'column', flexGrow: 1 }, ...tableLines(state, columns, now, home, width, frameHeight - CHROME_LINES)),
     h(Text, { wrap: 'truncate-end', color: 'cyan' }, state.message ?? ' '),
     footerLine(state),

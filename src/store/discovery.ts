@@ -25,24 +25,37 @@ export interface Discovery {
 /** How long `synapse list` and `send` wait for an unreachable store before going on with this host's agents. */
 const DISCOVERY_RETRY_MS = 1_500;
 
+/** The other hosts' agents from the registry table (not qualified yet), or why they could not be read. */
+export interface RemoteAgents {
+  entries: HostedEntry[];
+  error: string | null;
+}
+
+/**
+ * Reads the registry table of a PostgreSQL store for every host but this one (`synapse list`,
+ * `send`, and the live monitor on its poll). Never throws: a store that cannot be reached within
+ * `retryForMs` is an `error`.
+ */
+export async function remoteAgents(url: string, host: string, retryForMs = DISCOVERY_RETRY_MS): Promise<RemoteAgents> {
+  try {
+    const { PgAgentRegistry } = await import('./registry-pg.js');
+    const table = await PgAgentRegistry.open(url, { retryForMs });
+    try {
+      return { entries: (await table.listFresh(host)).map((e) => ({ ...e, remote: true })), error: null };
+    } finally {
+      await table.close();
+    }
+  } catch (err) {
+    return { entries: [], error: (err as Error).message };
+  }
+}
+
 export async function discoverAgents(projectDir: string, env: Env): Promise<Discovery> {
   const host = hostName(env);
   const { entries, problems } = openRegistry(env).scanLive();
   const local: HostedEntry[] = entries.map((e) => ({ ...e, host, remote: false }));
   const target = storeTarget(projectDir, env);
   if (target.backend !== 'postgres') return { entries: local, problems, host, shared: false, remoteError: null };
-  let remote: HostedEntry[] = [];
-  let remoteError: string | null = null;
-  try {
-    const { PgAgentRegistry } = await import('./registry-pg.js');
-    const table = await PgAgentRegistry.open(target.url, { retryForMs: DISCOVERY_RETRY_MS });
-    try {
-      remote = (await table.listFresh(host)).map((e) => ({ ...e, remote: true }));
-    } finally {
-      await table.close();
-    }
-  } catch (err) {
-    remoteError = (err as Error).message;
-  }
-  return { entries: [...local, ...qualifyIds(local, remote)], problems, host, shared: true, remoteError };
+  const remote = await remoteAgents(target.url, host);
+  return { entries: [...local, ...qualifyIds(local, remote.entries)], problems, host, shared: true, remoteError: remote.error };
 }

@@ -1,10 +1,10 @@
 import type { Clock } from '../clock.js';
 import type { Env } from '../config/paths.js';
+import { hostName } from '../registry/host.js';
 import type { FileSafety } from './file-safety-api.js';
 import type { FileChange, FileLock, WriteCheck } from './file-safety-schema.js';
 import { fileSafetyEnabled } from './settings.js';
 import { storeTarget, type StoreTarget } from './store-url.js';
-import { hostName } from '../registry/host.js';
 
 export type { FileSafety } from './file-safety-api.js';
 

@@ -141,3 +141,40 @@ export class PgAgentRegistry {
     return this.db.close();
   }
 }
+
+/** The newest schema of the registry table (`synapse store status`). */
+const REGISTRY_LATEST_VERSION = MIGRATIONS.at(-1)!.version;
+
+/**
+ * `synapse store status`: the registry table's schema version and its live agents (heartbeat
+ * fresh), in all and per host. Creates nothing and deletes nothing (expired rows are left for the
+ * next list).
+ */
+export async function pgRegistryStatus(
+  url: string,
+  options: { retryForMs?: number } = {},
+): Promise<{ schema_version: number; latest_version: number; rows: Record<string, number>; hosts: Record<string, number> }> {
+  const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });
+  try {
+    const version = await db.schemaVersion('registry');
+    const rows =
+      version > 0
+        ? await db.query<{ host: string; n: number }>(`SELECT host, COUNT(*)::int AS n FROM synapse_agents WHERE ${FRESH} GROUP BY host ORDER BY host`)
+        : [];
+    const hosts: Record<string, number> = {};
+    for (const r of rows) hosts[r.host] = r.n;
+    return { schema_version: version, latest_version: REGISTRY_LATEST_VERSION, rows: { agents: rows.reduce((sum, r) => sum + r.n, 0) }, hosts };
+  } finally {
+    await db.close();
+  }
+}
+
+/** `synapse store migrate`: creates or upgrades the registry table. */
+export async function pgRegistryMigrate(url: string, options: { retryForMs?: number } = {}): Promise<{ from: number; to: number }> {
+  const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });
+  try {
+    return await db.migrate('registry', MIGRATIONS);
+  } finally {
+    await db.close();
+  }
+}

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Env } from '../config/paths.js';
+import { registryDir, type Env } from '../config/paths.js';
 import { isSynapseError } from '../errors.js';
+import { hostName } from '../registry/host.js';
+import { openRegistry } from '../registry/lookup.js';
 import { BOARD_MIGRATIONS } from './board-schema.js';
 import { FILE_SAFETY_MIGRATIONS } from './file-safety-schema.js';
 import { HISTORY_MIGRATIONS, historyDbPath } from './history-schema.js';
@@ -10,8 +12,12 @@ import { MEMORY_MIGRATIONS } from './memory-schema.js';
 import { boardDbPath, fileSafetyDbPath, memoryDbPath } from './settings.js';
 import { storeTarget, type StoreTarget } from './store-url.js';
 
-/** Components still kept in local SQLite files whatever the store URL says (later phases of issue 22). */
-const LOCAL_ONLY = ['registry'] as const;
+/**
+ * Components still kept in local files whatever the store URL says: none since issue 22's history
+ * and registry phases (with a PostgreSQL store every agent is also in its table). Kept in the
+ * status so scripts reading `local_only` keep working.
+ */
+const LOCAL_ONLY: readonly string[] = [];
 
 interface ComponentStatus {
   schema_version: number;
@@ -20,13 +26,30 @@ interface ComponentStatus {
   created: boolean;
 }
 
+/**
+ * The registry: with a PostgreSQL store its table (`synapse_agents`, live agents per host); on
+ * SQLite this host's registry files (there is no table: `schema_version` 0, `created` false).
+ */
+interface RegistryStatus extends ComponentStatus {
+  /** `table synapse_agents`, or the registry directory. */
+  location: string;
+  /** Live agents per host. */
+  hosts: Record<string, number>;
+}
+
 export interface StoreStatus {
   backend: 'sqlite' | 'postgres';
   /** The project's .synapse/ board file, or the database URL with its password hidden. */
   location: string;
   health: { ok: boolean; latency_ms: number | null; server_version: string | null; error: string | null; code: string | null };
   /** history on SQLite is the user's file (`location` names it), not the project's. */
-  components: { board: ComponentStatus; memory: ComponentStatus; file_safety: ComponentStatus; history: ComponentStatus & { location?: string } };
+  components: {
+    board: ComponentStatus;
+    memory: ComponentStatus;
+    file_safety: ComponentStatus;
+    history: ComponentStatus & { location?: string };
+    registry: RegistryStatus;
+  };
   local_only: readonly string[];
 }
 
@@ -38,7 +61,15 @@ export interface MigrateResult {
     memory: { from: number; to: number };
     file_safety: { from: number; to: number };
     history: { from: number; to: number };
+    /** PostgreSQL only: SQLite has no registry table (the registry is this host's files). */
+    registry?: { from: number; to: number };
   };
+}
+
+/** This host's live registry files (dead entries pruned on the way, as `synapse list` does). */
+function localRegistry(env: Env): RegistryStatus {
+  const n = openRegistry(env).scanLive().entries.length;
+  return { schema_version: 0, latest_version: 0, rows: { agents: n }, created: false, location: registryDir(env), hosts: n > 0 ? { [hostName(env)]: n } : {} };
 }
 
 const empty = (latest: number, rows: Record<string, number>): ComponentStatus => ({ schema_version: 0, latest_version: latest, rows, created: false });
@@ -69,6 +100,7 @@ export async function storeStatus(projectDir: string, options: { env: Env; targe
       memory: empty(MEMORY_MIGRATIONS.at(-1)!.version, { notes: 0 }),
       file_safety: empty(FILE_SAFETY_MIGRATIONS.at(-1)!.version, { locks: 0, changes: 0 }),
       history: empty((t.backend === 'sqlite' ? HISTORY_MIGRATIONS : HISTORY_PG_MIGRATIONS).at(-1)!.version, { entries: 0 }),
+      registry: t.backend === 'sqlite' ? localRegistry(options.env) : { ...empty(0, { agents: 0 }), location: 'table synapse_agents', hosts: {} },
     },
     local_only: LOCAL_ONLY,
   };
@@ -98,6 +130,9 @@ export async function storeStatus(projectDir: string, options: { env: Env; targe
     const { pgHistoryStatus } = await import('./history-pg.js');
     const h = await pgHistoryStatus(t.url, { retryForMs: options.retryForMs });
     status.components.history = { ...h, created: h.schema_version > 0 };
+    const { pgRegistryStatus } = await import('./registry-pg.js');
+    const r = await pgRegistryStatus(t.url, { retryForMs: options.retryForMs });
+    status.components.registry = { ...r, created: r.schema_version > 0, location: 'table synapse_agents' };
   } catch (err) {
     status.health = {
       ok: false,
@@ -135,11 +170,12 @@ export async function migrateStore(projectDir: string, options: { env: Env; targ
       },
     };
   }
-  const [{ pgStoreMigrate }, { pgMemoryMigrate }, { pgFileSafetyMigrate }, { pgHistoryMigrate }] = await Promise.all([
+  const [{ pgStoreMigrate }, { pgMemoryMigrate }, { pgFileSafetyMigrate }, { pgHistoryMigrate }, { pgRegistryMigrate }] = await Promise.all([
     import('./board-pg.js'),
     import('./memory-pg.js'),
     import('./file-safety-pg.js'),
     import('./history-pg.js'),
+    import('./registry-pg.js'),
   ]);
   return {
     backend: 'postgres',
@@ -149,6 +185,7 @@ export async function migrateStore(projectDir: string, options: { env: Env; targ
       memory: await pgMemoryMigrate(t.url, { retryForMs: options.retryForMs }),
       file_safety: await pgFileSafetyMigrate(t.url, { retryForMs: options.retryForMs }),
       history: await pgHistoryMigrate(t.url, { retryForMs: options.retryForMs }),
+      registry: await pgRegistryMigrate(t.url, { retryForMs: options.retryForMs }),
     },
   };
 }

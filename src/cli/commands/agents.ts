@@ -125,9 +125,12 @@ Examples:
         'The monitor updates as statuses change. Keys: 1-9 select a row, ↑/↓ move, Enter or j jump to the\n' +
         "agent's pane (synapse jump), K kill it (asks y/n), / filter by type, name or directory, ESC clear, q quit.\n" +
         'guides/monitor.md.\n\n' +
-        'With a PostgreSQL store (SYNAPSE_STORE_URL) the table and --json also show the agents of every other host\n' +
-        'that uses the store (from its registry table), with a HOST column (this host: SYNAPSE_HOST_NAME, else the\n' +
-        "machine's name); a host's row expires 3 heartbeats after its agent last wrote it. JSON adds host and remote.\n" +
+        'With a PostgreSQL store (SYNAPSE_STORE_URL) the monitor, the table and --json also show the agents of every\n' +
+        'other host that uses the store (from its registry table), with a HOST column (this host: SYNAPSE_HOST_NAME,\n' +
+        "else the machine's name); a host's row expires 3 heartbeats after its agent last wrote it. JSON adds host and\n" +
+        'remote. The monitor reads the table every heartbeat (SYNAPSE_HEARTBEAT_MS); a store it cannot reach leaves\n' +
+        "this host's agents and a warning in its title. EDITING_FILE is then read from the store's lock rows, for\n" +
+        "every host's agents.\n" +
         'guides/teams-across-machines.md.\n\n' +
         'Examples:\n  synapse list                              the live monitor (on a terminal)\n' +
         '  synapse list --plain                      the table, once\n' +

@@ -18,7 +18,7 @@ import { writtenByOriginal, type RegistryEntry } from '../../registry/entry.js';
 import type { CommandIo } from '../io.js';
 import { preview, renderTable } from '../table.js';
 import { listColumns } from '../../config/settings.js';
-import { editingText, hostOf, skillSetOf, transportOf, type Editing } from '../../monitor/columns.js';
+import { editingText, hostOf, skillSetOf, transportOf, withHost, type Editing } from '../../monitor/columns.js';
 import type { HostedEntry } from '../../registry/host.js';
 import { envSetting } from '../../config/env-setting.js';
 import { lockEnforcement } from '../../config/pre-write-hook.js';
@@ -161,9 +161,25 @@ async function closePane(entry: RegistryEntry, io: CommandIo): Promise<void> {
   if (said) io.out(`  ${said}\n`);
 }
 
-/** The file each agent holds a lock on (first of them, with a count), from its project's store. */
-function editingFiles(live: HostedEntry[], env: NodeJS.ProcessEnv): Map<string, Editing> {
+/**
+ * The file each agent holds a lock on (first of them, with a count): with a PostgreSQL store from
+ * the store, for every host's agents (store/editing.ts); else from each local agent's project files.
+ */
+async function editingFiles(live: HostedEntry[], store: { shared: boolean; remoteError: string | null }, io: CommandIo): Promise<Map<string, Editing>> {
   const out = new Map<string, Editing>();
+  if (store.shared) {
+    const { editingFrom, storeLocks } = await import('../../store/editing.js');
+    try {
+      if (store.remoteError) throw new Error(store.remoteError); // asked already: not a second wait
+      const locks = await storeLocks(io.cwd, io.env);
+      for (const e of live) out.set(e.agent_id, editingFrom(locks, e));
+    } catch (err) {
+      io.err(`warning: EDITING_FILE unknown, the file-safety store cannot be read: ${(err as Error).message}\n`);
+      for (const e of live) out.set(e.agent_id, 'unreadable');
+    }
+    return out;
+  }
+  const env = io.env;
   for (const e of live) {
     if (e.remote) continue; // its working directory is on another machine
     try {
@@ -173,13 +189,6 @@ function editingFiles(live: HostedEntry[], env: NodeJS.ProcessEnv): Map<string, 
     }
   }
   return out;
-}
-
-/** With a shared (PostgreSQL) registry the table names each agent's host: HOST after ID, unless the columns already have it. */
-function withHost(columns: readonly ListColumn[], shared: boolean): ListColumn[] {
-  if (!shared || columns.includes('HOST')) return [...columns];
-  const at = columns[0] === 'ID' ? 1 : 0;
-  return [...columns.slice(0, at), 'HOST', ...columns.slice(at)];
 }
 
 /** `3 s ago`, `4 min ago`, `2 h ago`. */
@@ -220,7 +229,7 @@ export async function listAgents(flags: { json?: boolean; waiting?: boolean }, i
     else io.out(waitingSection(targets) || 'No messages are waiting for an agent.\n');
     return;
   }
-  const editing = editingFiles(live, io.env);
+  const editing = await editingFiles(live, found, io);
   if (flags.json) {
     const withEditing = live.map((e) => {
       const file = editing.get(e.agent_id);

@@ -26,6 +26,18 @@ function schemaLine(c: { created: boolean; schema_version: number; latest_versio
   return `schema ${c.schema_version} of ${c.latest_version}${c.schema_version < c.latest_version ? ' (run synapse store migrate)' : ''}`;
 }
 
+/** `schema 1 of 1 · 3 live agents (host-a 1, host-b 2)`; on SQLite the registry files of this host. */
+function registryLine(
+  backend: string,
+  r: { created: boolean; schema_version: number; latest_version: number; location: string; rows: Record<string, number>; hosts: Record<string, number> },
+): string {
+  const n = r.rows.agents ?? 0;
+  const agents = `${n} live agent${n === 1 ? '' : 's'}`;
+  if (backend === 'sqlite') return `this host's files (${r.location}) · ${agents}`;
+  const hosts = Object.entries(r.hosts).map(([h, c]) => `${h} ${c}`);
+  return `${schemaLine(r)} · ${agents}${hosts.length > 0 ? ` (${hosts.join(', ')})` : ''}`;
+}
+
 /** `synapse store status`: exit 1 when the store cannot be reached (the JSON says why). */
 async function storeStatusCommand(flags: StoreFlags, io: CommandIo): Promise<void> {
   const { storeStatus } = await import('../../store/store-status.js');
@@ -50,8 +62,9 @@ async function storeStatusCommand(flags: StoreFlags, io: CommandIo): Promise<voi
         io,
         `history   ${schemaLine(history)} · ${history.rows.entries ?? 0} entries${history.location ? ` (${history.location}: this user's, every project)` : " (the team's: every host can read every task text)"}`,
       );
+      println(io, `registry  ${registryLine(status.backend, status.components.registry)}`);
     }
-    println(io, `local     ${status.local_only.join(', ')}: still in this machine's files (not in the store yet)`);
+    if (status.local_only.length > 0) println(io, `local     ${status.local_only.join(', ')}: still in this machine's files (not in the store yet)`);
   }
   if (!status.health.ok) throw new ExitRequest(1);
 }
@@ -62,7 +75,7 @@ async function storeMigrateCommand(flags: StoreFlags, io: CommandIo): Promise<vo
   const result = await migrateStore(projectDir(io), { env: io.env, target: await chosen(flags), retryForMs: 10_000 });
   if (flags.json) return printJson(io, result);
   println(io, `store     ${result.backend}  ${result.location}`);
-  for (const [name, c] of Object.entries(result.components))
+  for (const [name, c] of Object.entries(result.components).filter((x): x is [string, { from: number; to: number }] => x[1] !== undefined))
     println(io, `${name.replace('_', '-').padEnd(12)}${c.from === c.to ? `schema ${c.to}: up to date` : `schema ${c.from} → ${c.to}`}`);
 }
 
@@ -80,15 +93,24 @@ export function registerStoreAdminCommands(program: Command): void {
   examples(
     store
       .command('status')
-      .description('Backend, schema version, row counts and connection health; exit 1 when the store cannot be reached')
+      .description(
+        'Backend, schema version, row counts and connection health (with PostgreSQL also the registry table: live agents per host); exit 1 when the store cannot be reached',
+      )
       .option('--url <url>', 'a store URL instead of SYNAPSE_STORE_URL / settings store.url (sqlite: or postgres://…)')
       .option('--json', 'print as JSON'),
-    ['synapse store status', 'synapse store status --json', 'synapse store status --url postgres://synapse@db.lan:5432/team'],
+    [
+      'synapse store status',
+      'synapse store status --json',
+      'synapse store status --url postgres://synapse@db.lan:5432/team',
+      "synapse store status --json | jq '.components.registry.hosts'",
+    ],
   ).action((o: StoreFlags) => storeStatusCommand(o, processIo()));
   examples(
     store
       .command('migrate')
-      .description("Bring the store's tables (board, memory, file safety, history) to the newest schema (agents and commands also do this on first use)")
+      .description(
+        "Bring the store's tables (board, memory, file safety, history; with PostgreSQL also the registry table) to the newest schema (agents and commands also do this on first use)",
+      )
       .option('--url <url>', 'a store URL instead of SYNAPSE_STORE_URL / settings store.url')
       .option('--json', 'print as JSON'),
     ['synapse store migrate', 'synapse store migrate --json'],

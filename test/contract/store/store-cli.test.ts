@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Task } from '../../../src/agent-api/task.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempHome } from '../../support/synapse.js';
+import { cleanupAll, runCli, startHeadless, tempHome, waitFor } from '../../support/synapse.js';
 import { freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
 
 /**
@@ -15,7 +15,10 @@ const unavailable = postgresUnavailable();
 const t = tempHome();
 const project = path.join(t.home, 'project');
 fs.mkdirSync(project, { recursive: true });
-afterAll(() => t.cleanup());
+afterAll(async () => {
+  await cleanupAll();
+  t.cleanup();
+});
 
 describe('synapse store on SQLite (the default)', () => {
   it('reports the board file before and after it exists, and migrates it', async () => {
@@ -31,6 +34,13 @@ describe('synapse store on SQLite (the default)', () => {
     const human = await runCli(['store', 'status'], { env: t.env, cwd: project });
     expect(human.stdout).toMatch(/store\s+sqlite\s+.*task_board\.db/);
     expect(human.stdout).toMatch(/board\s+schema 2 of 2 · 1 tasks/);
+    // SQLite has no registry table: the registry is this host's files, and nothing calls it local-only.
+    expect(after.components.registry).toMatchObject({ created: false, location: t.env.SYNAPSE_REGISTRY_DIR, rows: { agents: 0 }, hosts: {} });
+    expect(after.local_only).toEqual([]);
+    expect(human.stdout).toMatch(/registry\s+this host's files \(.*\) · 0 live agents/);
+    expect(human.stdout).toMatch(/history\s+.*entries/);
+    expect(human.stdout).not.toMatch(/^local\s/m);
+    expect(JSON.parse(migrated.stdout).components).not.toHaveProperty('registry');
   });
 
   it('exits 1 and says why when a PostgreSQL store cannot be reached, without printing its password', async () => {
@@ -54,7 +64,8 @@ describe.skipIf(unavailable !== '')(`synapse store and synapse tasks on PostgreS
   it('migrates, then the tasks commands use the database and status counts their rows', async () => {
     const migrated = await runCli(['store', 'migrate', '--json'], { env, cwd: project });
     expect(migrated.code, migrated.stderr).toBe(0);
-    expect(JSON.parse(migrated.stdout)).toMatchObject({ backend: 'postgres', components: { board: { from: 0, to: 1 } } });
+    expect(JSON.parse(migrated.stdout)).toMatchObject({ backend: 'postgres', components: { board: { from: 0, to: 1 }, registry: { from: 0, to: 1 } } });
+    expect(migrated.stdout).toMatch(/"registry"/);
     expect(JSON.parse((await runCli(['store', 'migrate', '--json'], { env, cwd: project })).stdout).components.board).toEqual({ from: 1, to: 1 });
 
     const a = JSON.parse((await runCli(['tasks', 'create', 'design the schema', '--json'], { env, cwd: project })).stdout);
@@ -139,7 +150,7 @@ describe.skipIf(unavailable !== '')(`synapse store and synapse tasks on PostgreS
     }
     const status = JSON.parse((await runCli(['store', 'status', '--json'], { env, cwd: project })).stdout);
     expect(status.components.file_safety).toMatchObject({ schema_version: 1, rows: { locks: 1, changes: 1 }, created: true });
-    expect(status.local_only).toEqual(['registry']);
+    expect(status.local_only).toEqual([]);
     const human = await runCli(['store', 'status'], { env, cwd: project });
     expect(human.stdout).toMatch(/files\s+schema 1 of 1 · 1 locks, 1 change records/);
     const unlocked = await runCli(['file-safety', 'unlock', 'src/app.ts', 'alice'], { env, cwd: project });
@@ -212,6 +223,52 @@ describe.skipIf(unavailable !== '')(`synapse store and synapse tasks on PostgreS
     const help = await runCli(['history', '--help'], { env, cwd: project });
     expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/everyone using the store can read every task text/);
   });
+
+  it('lists the registry table: schema version and live agents per host; the local line no longer names the registry', async () => {
+    const empty = JSON.parse((await runCli(['store', 'status', '--json'], { env, cwd: project })).stdout);
+    expect(empty.components.registry).toMatchObject({
+      schema_version: 1,
+      latest_version: 1,
+      created: true,
+      location: 'table synapse_agents',
+      rows: { agents: 0 },
+      hosts: {},
+    });
+    // Two "hosts" (own HOME, own host name) with agents registered in the table.
+    const other = tempHome();
+    try {
+      const hostA = { ...env, SYNAPSE_HOST_NAME: 'host-a' };
+      const hostB = { ...other.env, SYNAPSE_STORE_URL: db.url, SYNAPSE_HOST_NAME: 'host-b' };
+      const otherProject = path.join(other.home, 'checkout');
+      fs.mkdirSync(otherProject);
+      await Promise.all([
+        startHeadless('echo', { env: hostA, cwd: project }),
+        startHeadless('echo', { env: hostB, cwd: otherProject }),
+        startHeadless('echo', { env: hostB, cwd: otherProject }),
+      ]);
+      // An agent writes its row as it starts: wait until all three are in.
+      const s = await waitFor(
+        async () => {
+          const status = await runCli(['store', 'status', '--json'], { env: hostA, cwd: project });
+          expect(status.code, status.stderr).toBe(0);
+          const parsed = JSON.parse(status.stdout);
+          return parsed.components.registry.rows.agents === 3 ? parsed : null;
+        },
+        15_000,
+        'three live agents in the registry table',
+      );
+      expect(s.components.registry).toMatchObject({ schema_version: 1, rows: { agents: 3 }, hosts: { 'host-a': 1, 'host-b': 2 } });
+      expect(s.local_only).toEqual([]);
+      const human = await runCli(['store', 'status'], { env: hostA, cwd: project });
+      expect(human.stdout).toMatch(/registry\s+schema 1 of 1 · 3 live agents \(host-a 1, host-b 2\)/);
+      expect(human.stdout).not.toMatch(/local\s+.*registry/);
+      const again = await runCli(['store', 'migrate'], { env: hostA, cwd: project });
+      expect(again.stdout).toMatch(/registry\s+schema 1: up to date/);
+    } finally {
+      await cleanupAll();
+      other.cleanup();
+    }
+  }, 60_000);
 
   it('shows store.url with its password hidden in synapse config show', async () => {
     const r = await runCli(['config', 'show', '--json'], { env, cwd: project });
