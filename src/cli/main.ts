@@ -1,6 +1,7 @@
 import { DETACHED_AGENT, PANE_AGENT, TEAM_OP } from './detached.js';
 import { exitFor } from './exit.js';
 import { processIo } from './io.js';
+import { plainAgentStart, runPlainAgent } from './fast-start.js';
 import type * as Commander from 'commander';
 import { requireCjs } from '../require-cjs.js';
 
@@ -36,8 +37,11 @@ function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
 
 export async function main(argv: string[]): Promise<void> {
   quietOnClosedPipe(process.stdout);
+  // `synapse <profile>` and nothing else: the agent starts without commander and the command tree.
+  const plain = plainAgentStart(argv);
   try {
-    if (argv[2] === DETACHED_AGENT) await (await import('./commands/run-agent.js')).runDetached(argv[3] ?? '', processIo());
+    if (plain) await runPlainAgent(plain);
+    else if (argv[2] === DETACHED_AGENT) await (await import('./commands/run-agent.js')).runDetached(argv[3] ?? '', processIo());
     else if (argv[2] === PANE_AGENT) await (await import('./commands/pane-agent.js')).runPaneAgent(argv[3] ?? '', processIo());
     else if (argv[2] === TEAM_OP) await (await import('./commands/team-cli.js')).runTeamOpEntry(processIo());
     else await runProgram(argv);

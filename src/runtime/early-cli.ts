@@ -17,13 +17,21 @@ export class EarlyCli {
   readonly terminal: AgentTerminal;
   /** Resolves with the CLI's exit, whenever it happens. */
   readonly exited: Promise<PtyExit>;
+  /** Resolves once the CLI has written anything (a person's terminal has it by then: passthrough.ts). */
+  readonly firstOutput: Promise<void>;
   private held: string[] = [];
   private heldBytes = 0;
   private sink: ((data: string) => void) | null = null;
 
   constructor(opts: SpawnOptions) {
     this.terminal = spawnTerminal(opts);
-    this.terminal.onData((data) => (this.sink ? this.sink(data) : this.hold(data)));
+    let outputSeen: () => void = () => undefined;
+    this.firstOutput = new Promise((resolve) => (outputSeen = resolve));
+    this.terminal.onData((data) => {
+      outputSeen();
+      if (this.sink) this.sink(data);
+      else this.hold(data);
+    });
     this.exited = new Promise((resolve) => this.terminal.onExit(resolve));
   }
 

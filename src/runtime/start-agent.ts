@@ -17,13 +17,31 @@ import { bindHost, endpointHost } from './bind-host.js';
 const HEADLESS_SIZE = { cols: 120, rows: 40 };
 
 /**
+ * In the foreground the agent waits this long at most for the CLI's first output before it loads
+ * Fastify and builds the HTTP face (Fastify alone blocks the event loop for 100-240 ms on a busy
+ * 2-core machine): the CLI's first screen reaches the person at once instead of after that block.
+ */
+const FIRST_OUTPUT_WAIT_MS = 250;
+
+/** Until the CLI has written something (or exited), at most `ms`. */
+async function firstOutputOf(cli: EarlyCli, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([cli.firstOutput, cli.exited, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+  // One more turn: the output that came with it is written to the person's terminal first.
+  await new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
  * Loads what the rest of the agent needs (heavy-modules.ts). Loading a module blocks the event
  * loop, so they are loaded one at a time with a turn of the loop between them: the CLI's output
  * reaches the person's terminal (and keys reach the CLI) between two of them, not only once all are in.
+ * `beforeLast` runs before the last one (Fastify, the longest block).
  */
-async function loadInSlices(): Promise<void> {
+async function loadInSlices(beforeLast: () => Promise<void>): Promise<void> {
   const { HEAVY_MODULES } = await import('./heavy-modules.js');
-  for (const load of HEAVY_MODULES) {
+  for (const [i, load] of HEAVY_MODULES.entries()) {
+    if (i === HEAVY_MODULES.length - 1) await beforeLast();
     load();
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -96,7 +114,9 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const user = opts.headless ? null : new UserTerminal(cli.terminal, opts.profile, clock);
   user?.start();
   try {
-    await loadInSlices();
+    await loadInSlices(async () => {
+      if (user) await firstOutputOf(cli, FIRST_OUTPUT_WAIT_MS);
+    });
     const { composeAgent } = await import('./agent.js');
     const commandLine = [opts.profile.command, ...args].join(' ');
     return await composeAgent(opts, { identity, settings, claim, host, registry, clock, cli, commandLine, droppedEnv, droppedArgs, size, user });

@@ -111,6 +111,10 @@ describe('an idle agent', () => {
     expect(idle.filter((p) => p.includes('/node_modules/fastify/'))).toEqual([]);
     expect(lazyIn(idle)).toEqual([]);
     expect(idle.filter((p) => /\/commander\/|\/dist\/bundle\/program\.js$/.test(p))).toEqual([]);
+    // Nor did `synapse start echo` itself (the fast path of a plain agent start, src/cli/fast-start.ts).
+    const everyProcess = fs.readdirSync(dir).flatMap((f) => fs.readFileSync(path.join(dir, f), 'utf8').split('\n'));
+    expect(fs.readdirSync(dir).length).toBeGreaterThan(1);
+    expect(everyProcess.filter((p) => /\/commander\/|\/dist\/bundle\/program\.js$/.test(p))).toEqual([]);
     // The MCP server's SDK, zod and the TOML parser load only in `synapse mcp serve` / `install`.
     expect(idle.filter((p) => /\/node_modules\/(@modelcontextprotocol\/sdk|zod|smol-toml)\//.test(p))).toEqual([]);
     // Nor the settings/skills schemas (TypeBox), the YAML parser or the prompts.
@@ -166,6 +170,35 @@ describe('a plain command', () => {
       expect(libsIn(modules, MONITOR_ONLY)).toEqual([]);
     },
   );
+
+  it('`synapse echo` in a terminal (the fast path of a plain agent start) loads neither commander nor the command tree', async () => {
+    const dir = fs.mkdtempSync(path.join(t.home, 'trace-'));
+    const port = await agentPort();
+    const tracer = pathToFileURL(path.join(ROOT, 'test/support/module-trace.mjs')).href;
+    const env: NodeJS.ProcessEnv = { ...t.env, NODE_OPTIONS: `--import=${tracer}`, MODULE_TRACE_DIR: dir, TERM: 'xterm-256color', ECHO_THINK_MS: '0' };
+    const term = pty.spawn(process.execPath, [BIN, 'echo', '--port', String(port), '--no-setup'], {
+      name: 'xterm-256color',
+      cols: 120,
+      rows: 30,
+      cwd: t.home,
+      env,
+    });
+    const exited = new Promise<number>((resolve) => term.onExit(({ exitCode }) => resolve(exitCode)));
+    let screen = '';
+    term.onData((d) => (screen += d));
+    try {
+      await waitFor(() => screen.includes('echo> '), 15_000, "the echo CLI's prompt on screen");
+      await waitFor(async () => (await getJson(`http://127.0.0.1:${port}/status`)).body.ready_for_messages === true, 15_000, 'the agent to take messages');
+      const modules = loaded(dir, term.pid);
+      expect(modules.some((p) => p.endsWith('/dist/bundle/agent.js'))).toBe(true);
+      expect(modules.filter((p) => /\/commander\/|\/dist\/bundle\/program\.js$/.test(p))).toEqual([]);
+      term.kill('SIGTERM');
+      await exited;
+    } finally {
+      term.kill('SIGKILL');
+    }
+    await waitFor(() => !fs.existsSync(path.join(t.env.SYNAPSE_REGISTRY_DIR!, `synapse-echo-${port}.json`)), 10_000, 'the registry entry to go');
+  });
 
   it('`synapse list` on a terminal (the monitor) loads Ink and React: the check above would see them', async () => {
     const dir = fs.mkdtempSync(path.join(t.home, 'trace-'));
