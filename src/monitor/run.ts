@@ -47,6 +47,10 @@ export async function runMonitor(opts: MonitorOptions): Promise<void> {
     process.off('SIGTERM', quit);
     process.off('SIGHUP', quit);
     source.stop();
+    // Stop reading the terminal before the shell's screen comes back, so keys typed from then on
+    // are the shell's: Ink only stops listening, and the stream would go on buffering (swallowing)
+    // them until this process has exited. libuv never closes the stdio descriptor itself.
+    if (stdin === process.stdin) stdin.destroy();
     stdout.write(ansiEscapes.exitAlternativeScreen);
   }
 }
