@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupAll, postJson, runCli, startHeadless, tempHome, textMessage, waitFor, waitForTask, type AgentHandle } from '../../support/synapse.js';
+import { cleanupAll, getJson, postJson, runCli, startHeadless, tempHome, textMessage, waitFor, type AgentHandle } from '../../support/synapse.js';
 
 /**
  * Issue 21 §6: helpers end by themselves. Real background echo agents spawned with a lease end
@@ -58,12 +58,37 @@ describe('a lease', () => {
   }, 60_000);
 
   it('--keep-turns: the helper answers n tasks, then ends by itself; the answers are complete', async () => {
-    const spawned = await spawn('twice', '--keep-turns', '2');
-    for (const text of ['first', 'second']) {
+    // History on for this helper: its last answer may only be readable there (below).
+    const historyEnv = { ...t.env, SYNAPSE_HISTORY_ENABLED: 'true' };
+    const res = await cli(['spawn', 'echo', '--name', 'twice', '--terminal', 'background', '--json', '--keep-turns', '2'], historyEnv);
+    expect(res.code, res.stderr).toBe(0);
+    const spawned = JSON.parse(res.stdout);
+    for (const [i, text] of ['first', 'second'].entries()) {
       const sent = await postJson(`${spawned.endpoint}/tasks/send`, textMessage(text));
       expect(sent.status).toBe(202);
-      const task = await waitForTask(spawned.endpoint, sent.body.task.id, 15_000);
-      expect(task.status).toBe('completed');
+      const id: string = sent.body.task.id;
+      // The second answer ends the lease: the helper may be gone before a poll sees the finished
+      // task (a loaded machine), so then its final state comes from the history it recorded.
+      const state = await waitFor(
+        async () => {
+          try {
+            const { body } = await getJson(`${spawned.endpoint}/tasks/${id}`);
+            return ['completed', 'failed', 'canceled'].includes(body?.status) ? (body.status as string) : null;
+          } catch (err) {
+            if (i === 1 && !alive(spawned.pid)) return 'ended';
+            throw err;
+          }
+        },
+        15_000,
+        `task ${text} to finish`,
+      );
+      if (state === 'ended') {
+        const shown = await cli(['history', 'show', id, '--json'], historyEnv);
+        expect(shown.code, shown.stderr).toBe(0);
+        expect(JSON.parse(shown.stdout)).toMatchObject({ status: 'completed', input: text });
+      } else {
+        expect(state).toBe('completed');
+      }
     }
     await waitFor(() => !entryNamed('twice') && !alive(spawned.pid), 20_000, 'the helper to end after two answers');
     expect(fs.readFileSync(spawned.log_file, 'utf8')).toContain('ending: its lease ran out: 2 answered task(s) of the 2 it was kept for');
