@@ -12,14 +12,13 @@
 // PostgreSQL: --url (or SYNAPSE_STORE_URL) names a server; the bench makes a fresh database on it
 // and drops it after. Without one, it starts a private server for the run and stops it after.
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { promisify } from 'node:util';
-import pg from 'pg';
+import { freshDatabase } from './pg.mjs';
 import { FileRegistry } from '../dist/registry/registry.js';
 import { PgAgentRegistry } from '../dist/store/registry-pg.js';
 
@@ -88,25 +87,6 @@ async function measure(label, env, cwd) {
   return r;
 }
 
-async function freshDatabase(url) {
-  const name = `synapse_listbench_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
 async function main() {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'synapse-list-bench-'));
   const cwd = path.join(home, 'project');
@@ -130,7 +110,7 @@ async function main() {
       url = server.url;
       log(`postgres: a private server for this run on 127.0.0.1:${server.port}`);
     }
-    const db = await freshDatabase(url);
+    const db = await freshDatabase(url, 'synapse_listbench');
     try {
       const table = await PgAgentRegistry.open(db.url);
       // A long heartbeat: no row expires during the runs.

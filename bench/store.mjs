@@ -15,13 +15,12 @@
 // and drops it after. Without one, it starts a private server for the run (initdb + pg_ctl from
 // Debian's postgresql package, test/support/postgres-server.mjs) and stops it after.
 import { execFile, fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { freshDatabase } from './pg.mjs';
 import { openBoard } from '../dist/store/board-store.js';
 import { redactUrl } from '../dist/redact.js';
 
@@ -169,26 +168,6 @@ async function race(label, target, nTasks, nProcs, log) {
   }
 }
 
-/** A fresh database on the server at `url`; `drop` removes it. */
-async function freshDatabase(url) {
-  const name = `synapse_bench_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
 async function main() {
   const nTasks = int('tasks');
   const nProcs = int('procs');
@@ -219,7 +198,7 @@ async function main() {
       log(`postgres: a private server for this run on 127.0.0.1:${server.port}`);
     }
     try {
-      const db = args.exact ? { url: base, drop: async () => {} } : await freshDatabase(base);
+      const db = args.exact ? { url: base, drop: async () => {} } : await freshDatabase(base, 'synapse_bench');
       try {
         const store = { backend: 'postgres', url: db.url, shown: redactUrl(db.url) };
         results.push(await race('postgres', { store }, nTasks, nProcs, log));

@@ -1,6 +1,6 @@
 import { SynapseError } from '../errors.js';
 import { systemClock, iso, type Clock } from '../clock.js';
-import { PgDb, type PgMigration, type Query } from './pg-db.js';
+import { PgDb, type PgMigration, type Query, migrateComponent, withPgDb } from './pg-db.js';
 import type { BoardStore } from './board-api.js';
 import type { BoardTask, NewTask, TaskFilter, TaskRow } from './board-schema.js';
 import {
@@ -515,7 +515,7 @@ async function withDeps(q: Query, rows: TaskRow[]): Promise<BoardTask[]> {
 }
 
 /** What `synapse store status` reports of a PostgreSQL store; never migrates. */
-export async function pgStoreStatus(
+export function pgStoreStatus(
   url: string,
   options: { retryForMs?: number } = {},
 ): Promise<{
@@ -524,8 +524,7 @@ export async function pgStoreStatus(
   board: { schema_version: number; latest_version: number; rows: Record<string, number> };
   memory: { schema_version: number; rows: Record<string, number> };
 }> {
-  const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });
-  try {
+  return withPgDb(url, options, async (db) => {
     const t0 = performance.now();
     const [server] = await db.query<{ v: string }>(`SELECT current_setting('server_version') AS v`);
     const latency = performance.now() - t0;
@@ -545,17 +544,10 @@ export async function pgStoreStatus(
       board: { schema_version: version, latest_version: BOARD_PG_MIGRATIONS.at(-1)!.version, rows },
       memory: { schema_version: memoryVersion, rows: { notes: memory[0]?.n ?? 0 } },
     };
-  } finally {
-    await db.close();
-  }
+  });
 }
 
 /** `synapse store migrate`: brings the board's tables to the newest version. */
-export async function pgStoreMigrate(url: string, options: { retryForMs?: number } = {}): Promise<{ from: number; to: number }> {
-  const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });
-  try {
-    return await db.migrate('board', BOARD_PG_MIGRATIONS);
-  } finally {
-    await db.close();
-  }
+export function pgStoreMigrate(url: string, options: { retryForMs?: number } = {}): Promise<{ from: number; to: number }> {
+  return migrateComponent(url, 'board', BOARD_PG_MIGRATIONS, options);
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { SynapseError } from '../errors.js';
 import { systemClock, iso, type Clock } from '../clock.js';
 import { isPidAlive } from '../registry/liveness.js';
-import { PgDb, type PgMigration, type Query } from './pg-db.js';
+import { PgDb, type PgMigration, type Query, migrateComponent, withPgDb } from './pg-db.js';
 import { normalizeDirPath, normalizeFilePath } from './file-paths.js';
 import type { FileSafety, FileSafetyStatus, LockRow, LockWaitOptions } from './file-safety-api.js';
 import {
@@ -312,12 +312,11 @@ export class PgFileSafety implements FileSafety {
 }
 
 /** `synapse store status`: schema version and row counts of the file-safety tables. */
-export async function pgFileSafetyStatus(
+export function pgFileSafetyStatus(
   url: string,
   options: { retryForMs?: number } = {},
 ): Promise<{ schema_version: number; latest_version: number; rows: Record<string, number> }> {
-  const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });
-  try {
+  return withPgDb(url, options, async (db) => {
     const version = await db.schemaVersion('file-safety');
     const [r] =
       version > 0
@@ -326,17 +325,10 @@ export async function pgFileSafetyStatus(
           )
         : [];
     return { schema_version: version, latest_version: FILE_SAFETY_PG_MIGRATIONS.at(-1)!.version, rows: { locks: r?.locks ?? 0, changes: r?.changes ?? 0 } };
-  } finally {
-    await db.close();
-  }
+  });
 }
 
 /** `synapse store migrate`: brings the file-safety tables to the newest version. */
-export async function pgFileSafetyMigrate(url: string, options: { retryForMs?: number } = {}): Promise<{ from: number; to: number }> {
-  const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });
-  try {
-    return await db.migrate('file-safety', FILE_SAFETY_PG_MIGRATIONS);
-  } finally {
-    await db.close();
-  }
+export function pgFileSafetyMigrate(url: string, options: { retryForMs?: number } = {}): Promise<{ from: number; to: number }> {
+  return migrateComponent(url, 'file-safety', FILE_SAFETY_PG_MIGRATIONS, options);
 }

@@ -7,10 +7,10 @@ import { redactDeep, type Redactor } from '../redact.js';
 import type { History, SearchLogic } from './history-api.js';
 import { entryFromTask, rowToEntry } from './history-entry.js';
 import { HISTORY_PG_MIGRATIONS, PG_COLUMNS, storedRow, type PgHistoryRow } from './history-pg-schema.js';
-import { checkCleanup, median, pickDoomed, rate, searchTerms } from './history-rules.js';
+import { checkCleanup, median, oneMatch, pickDoomed, rate, searchTerms } from './history-rules.js';
 import type { AgentStats, CleanupResult, HistoryAgent, HistoryEntry, HistoryRow, HistoryStats } from './history-schema.js';
 import { usageStats, type UsageRow } from './history-usage.js';
-import { PgDb } from './pg-db.js';
+import { PgDb, migrateComponent, withPgDb } from './pg-db.js';
 
 /** Bytes an entry holds (its texts and JSON plus a fixed share), as the SQLite cleanup estimates them. */
 const PAYLOAD = 'octet_length(input) + octet_length(output) + octet_length(metadata) + octet_length(receipt) + 200';
@@ -121,21 +121,7 @@ export class PgHistory implements History {
         filter.agent ?? null,
       ]);
     }
-    if (rows.length === 1) return toEntry(rows[0]!);
-    if (rows.length === 0) {
-      throw new SynapseError(
-        'task_not_found',
-        `no task in the history matches '${prefix}'${filter.agent ? ` for agent '${filter.agent}'` : ''}; see synapse history list`,
-        { prefix },
-      );
-    }
-    const shown = rows.slice(0, 10).map((r) => `  ${r.task_id}  ${r.agent_name ?? r.agent_id}  ${r.status}  ${r.finished_at}`);
-    const sameId = rows.every((r) => r.task_id === rows[0]!.task_id);
-    throw new SynapseError(
-      'ambiguous_task',
-      `'${prefix}' matches ${rows.length > 10 ? 'more than 10' : rows.length} entries; ${sameId ? 'add --agent to pick one' : 'use a longer prefix'}:\n${shown.join('\n')}`,
-      { prefix, matches: rows.slice(0, 10).map((r) => ({ task_id: r.task_id, agent_id: r.agent_id })) },
-    );
+    return toEntry(oneMatch(rows, prefix, filter.agent));
   }
 
   async search(keywords: string[], options: { logic?: SearchLogic; agent?: string; limit?: number } = {}): Promise<HistoryEntry[]> {
@@ -271,28 +257,20 @@ export class PgHistory implements History {
 }
 
 /** `synapse store migrate`: brings the history table to the newest version. */
-export async function pgHistoryMigrate(url: string, options: { retryForMs?: number } = {}): Promise<{ from: number; to: number }> {
-  const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });
-  try {
-    return await db.migrate('history', HISTORY_PG_MIGRATIONS);
-  } finally {
-    await db.close();
-  }
+export function pgHistoryMigrate(url: string, options: { retryForMs?: number } = {}): Promise<{ from: number; to: number }> {
+  return migrateComponent(url, 'history', HISTORY_PG_MIGRATIONS, options);
 }
 
 /** `synapse store status`: schema version and row count, read-only. */
-export async function pgHistoryStatus(
+export function pgHistoryStatus(
   url: string,
   options: { retryForMs?: number } = {},
 ): Promise<{ schema_version: number; latest_version: number; rows: { entries: number } }> {
-  const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });
-  try {
+  return withPgDb(url, options, async (db) => {
     const version = await db.schemaVersion('history');
     const latest = HISTORY_PG_MIGRATIONS.at(-1)!.version;
     if (version === 0) return { schema_version: 0, latest_version: latest, rows: { entries: 0 } };
     const [r] = await db.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM history`);
     return { schema_version: version, latest_version: latest, rows: { entries: r?.n ?? 0 } };
-  } finally {
-    await db.close();
-  }
+  });
 }

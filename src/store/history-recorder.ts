@@ -7,6 +7,7 @@ import { HistoryStore, historyEnabled } from './history.js';
 import { storeTarget } from './store-url.js';
 import type { HistoryHealth } from './history-api.js';
 import { AsyncHistoryWriter } from './history-writer.js';
+import { enqueueFinished } from './history-rules.js';
 
 /** Finished tasks kept in memory while the history database cannot be written; older ones beyond are dropped. */
 const HISTORY_BACKLOG = 50;
@@ -56,15 +57,7 @@ export class HistoryRecorder {
   /** Records `task` when it is finished and worth keeping; true when it (and everything before it) was written. */
   record(task: Task, agent: HistoryAgent): boolean {
     if (!this.enabled || !isRecordable(task)) return false;
-    // A later update of the same task (an explicit reply) replaces the waiting one.
-    const same = this.backlog.findIndex((p) => p.task.id === task.id && p.agent.agent_id === agent.agent_id);
-    if (same >= 0) this.backlog.splice(same, 1);
-    this.backlog.push({ task, agent });
-    const max = this.options.backlog ?? HISTORY_BACKLOG;
-    while (this.backlog.length > max) {
-      this.backlog.shift();
-      this.dropped++;
-    }
+    this.dropped += enqueueFinished(this.backlog, { task, agent }, this.options.backlog ?? HISTORY_BACKLOG);
     return this.flush();
   }
 

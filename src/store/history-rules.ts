@@ -58,3 +58,48 @@ export function pickDoomed(
   }
   return { seqs, estimatedBytes: Math.round(estimated) };
 }
+
+/** What `oneMatch` needs of a history row (either backend's). */
+interface MatchRow {
+  task_id: string;
+  agent_id: string;
+  agent_name: string | null;
+  status: string;
+  finished_at: unknown;
+}
+
+/**
+ * The one row that a task id or prefix names among `rows` (at most 11, newest first), or the
+ * error that says why not: none (`task_not_found`) or several (`ambiguous_task`, with the first 10).
+ */
+export function oneMatch<R extends MatchRow>(rows: R[], prefix: string, agent: string | undefined): R {
+  if (rows.length === 1) return rows[0]!;
+  if (rows.length === 0) {
+    throw new SynapseError('task_not_found', `no task in the history matches '${prefix}'${agent ? ` for agent '${agent}'` : ''}; see synapse history list`, {
+      prefix,
+    });
+  }
+  const shown = rows.slice(0, 10).map((r) => `  ${r.task_id}  ${r.agent_name ?? r.agent_id}  ${r.status}  ${String(r.finished_at)}`);
+  const sameId = rows.every((r) => r.task_id === rows[0]!.task_id);
+  throw new SynapseError(
+    'ambiguous_task',
+    `'${prefix}' matches ${rows.length > 10 ? 'more than 10' : rows.length} entries; ${sameId ? 'add --agent to pick one' : 'use a longer prefix'}:\n${shown.join('\n')}`,
+    { prefix, matches: rows.slice(0, 10).map((r) => ({ task_id: r.task_id, agent_id: r.agent_id })) },
+  );
+}
+
+/**
+ * Queues a finished task for writing: a later update of the same task (an explicit reply)
+ * replaces the waiting one, and past `max` the oldest go. Returns how many were dropped.
+ */
+export function enqueueFinished<P extends { task: { id: string }; agent: { agent_id: string } }>(backlog: P[], item: P, max: number): number {
+  const same = backlog.findIndex((p) => p.task.id === item.task.id && p.agent.agent_id === item.agent.agent_id);
+  if (same >= 0) backlog.splice(same, 1);
+  backlog.push(item);
+  let dropped = 0;
+  while (backlog.length > max) {
+    backlog.shift();
+    dropped++;
+  }
+  return dropped;
+}

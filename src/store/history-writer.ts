@@ -3,6 +3,7 @@ import { iso, systemClock, type Clock } from '../clock.js';
 import type { History, HistoryHealth } from './history-api.js';
 import { isRecordable } from './history-entry.js';
 import type { HistoryAgent } from './history-schema.js';
+import { enqueueFinished } from './history-rules.js';
 
 /** Finished tasks kept in memory while the store cannot be written; older ones beyond are dropped. */
 const BACKLOG = 200;
@@ -54,15 +55,7 @@ export class AsyncHistoryWriter {
   /** Queues `task` when it is finished and worth keeping; never waits, never throws. False: not written yet. */
   record(task: Task, agent: HistoryAgent): boolean {
     if (this.closed || !isRecordable(task)) return false;
-    // A later update of the same task (an explicit reply) replaces the waiting one.
-    const same = this.backlog.findIndex((p) => p.task.id === task.id && p.agent.agent_id === agent.agent_id);
-    if (same >= 0) this.backlog.splice(same, 1);
-    this.backlog.push({ task, agent });
-    const max = this.o.backlog ?? BACKLOG;
-    while (this.backlog.length > max) {
-      this.backlog.shift();
-      this.dropped++;
-    }
+    this.dropped += enqueueFinished(this.backlog, { task, agent }, this.o.backlog ?? BACKLOG);
     if (!this.retry) void this.drain();
     return false;
   }

@@ -21,7 +21,7 @@ import { usageStats, type UsageRow } from './history-usage.js';
 import { DEFAULT_PRICES, type ModelPrice } from '../config/pricing.js';
 import { envSetting } from '../config/env-setting.js';
 import type { SearchLogic } from './history-api.js';
-import { checkCleanup, median, pickDoomed, rate, searchTerms } from './history-rules.js';
+import { checkCleanup, median, oneMatch, pickDoomed, rate, searchTerms } from './history-rules.js';
 
 export * from './history-schema.js';
 export { entryFromTask, isRecordable } from './history-entry.js';
@@ -143,21 +143,7 @@ export class HistoryStore {
       let rows = db.prepare(`SELECT * FROM history WHERE task_id = @id ${agent} ORDER BY finished_at DESC LIMIT 11`).all(params) as HistoryRow[];
       if (rows.length === 0)
         rows = db.prepare(`SELECT * FROM history WHERE task_id LIKE @like ESCAPE '\\' ${agent} ORDER BY finished_at DESC LIMIT 11`).all(params) as HistoryRow[];
-      if (rows.length === 1) return rowToEntry(rows[0]!);
-      if (rows.length === 0) {
-        throw new SynapseError(
-          'task_not_found',
-          `no task in the history matches '${prefix}'${filter.agent ? ` for agent '${filter.agent}'` : ''}; see synapse history list`,
-          { prefix },
-        );
-      }
-      const shown = rows.slice(0, 10).map((r) => `  ${r.task_id}  ${r.agent_name ?? r.agent_id}  ${r.status}  ${r.finished_at}`);
-      const sameId = rows.every((r) => r.task_id === rows[0]!.task_id);
-      throw new SynapseError(
-        'ambiguous_task',
-        `'${prefix}' matches ${rows.length > 10 ? 'more than 10' : rows.length} entries; ${sameId ? 'add --agent to pick one' : 'use a longer prefix'}:\n${shown.join('\n')}`,
-        { prefix, matches: rows.slice(0, 10).map((r) => ({ task_id: r.task_id, agent_id: r.agent_id })) },
-      );
+      return rowToEntry(oneMatch(rows, prefix, filter.agent));
     });
   }
 

@@ -1,7 +1,7 @@
 import { SynapseError } from '../errors.js';
 import { systemClock, iso, type Clock } from '../clock.js';
 import type { Redactor } from '../redact.js';
-import { PgDb, type PgMigration, type Query } from './pg-db.js';
+import { PgDb, type PgMigration, type Query, migrateComponent } from './pg-db.js';
 import type { MemoryStore } from './memory-api.js';
 import type { Memory, MemoryHit, MemoryStats } from './memory-schema.js';
 import { normalizeTags, prepareSave, searchWords, validateKey } from './memory-rules.js';
@@ -182,11 +182,6 @@ async function load(q: Query, key: string): Promise<Memory> {
 }
 
 /** `synapse store migrate`: brings shared memory's table to the newest version. */
-export async function pgMemoryMigrate(url: string, options: { retryForMs?: number } = {}): Promise<{ from: number; to: number }> {
-  const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });
-  try {
-    return await db.migrate('memory', MEMORY_PG_MIGRATIONS);
-  } finally {
-    await db.close();
-  }
+export function pgMemoryMigrate(url: string, options: { retryForMs?: number } = {}): Promise<{ from: number; to: number }> {
+  return migrateComponent(url, 'memory', MEMORY_PG_MIGRATIONS, options);
 }

@@ -217,3 +217,26 @@ export class PgDb {
     return err;
   }
 }
+
+/**
+ * One short-lived connection for an administrative command (`synapse store status|migrate`):
+ * runs `fn` on it and closes it, also when `fn` throws.
+ */
+export async function withPgDb<T>(url: string, options: { retryForMs?: number }, fn: (db: PgDb) => Promise<T>): Promise<T> {
+  const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+/** `synapse store migrate` for one component: brings its tables to the newest version. */
+export function migrateComponent(
+  url: string,
+  component: string,
+  migrations: PgMigration[],
+  options: { retryForMs?: number } = {},
+): Promise<{ from: number; to: number }> {
+  return withPgDb(url, options, (db) => db.migrate(component, migrations));
+}

@@ -1,5 +1,5 @@
 import { checkRegistryEntry, type RegistryEntry } from '../registry/entry.js';
-import { PgDb, type PgMigration } from './pg-db.js';
+import { PgDb, type PgMigration, migrateComponent, withPgDb } from './pg-db.js';
 
 /**
  * The registry table of a PostgreSQL store (issue 22 §2): every agent whose project uses a
@@ -150,12 +150,11 @@ const REGISTRY_LATEST_VERSION = MIGRATIONS.at(-1)!.version;
  * fresh), in all and per host. Creates nothing and deletes nothing (expired rows are left for the
  * next list).
  */
-export async function pgRegistryStatus(
+export function pgRegistryStatus(
   url: string,
   options: { retryForMs?: number } = {},
 ): Promise<{ schema_version: number; latest_version: number; rows: Record<string, number>; hosts: Record<string, number> }> {
-  const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });
-  try {
+  return withPgDb(url, options, async (db) => {
     const version = await db.schemaVersion('registry');
     const rows =
       version > 0
@@ -164,17 +163,10 @@ export async function pgRegistryStatus(
     const hosts: Record<string, number> = {};
     for (const r of rows) hosts[r.host] = r.n;
     return { schema_version: version, latest_version: REGISTRY_LATEST_VERSION, rows: { agents: rows.reduce((sum, r) => sum + r.n, 0) }, hosts };
-  } finally {
-    await db.close();
-  }
+  });
 }
 
 /** `synapse store migrate`: creates or upgrades the registry table. */
-export async function pgRegistryMigrate(url: string, options: { retryForMs?: number } = {}): Promise<{ from: number; to: number }> {
-  const db = new PgDb(url, { retryForMs: options.retryForMs, max: 1 });
-  try {
-    return await db.migrate('registry', MIGRATIONS);
-  } finally {
-    await db.close();
-  }
+export function pgRegistryMigrate(url: string, options: { retryForMs?: number } = {}): Promise<{ from: number; to: number }> {
+  return migrateComponent(url, 'registry', MIGRATIONS, options);
 }

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
-import { BIN, cleanupAll, freePort, runCli, startHeadless, tempHome, waitFor, type AgentHandle } from '../../support/synapse.js';
+import { simulatedHost, type SimulatedHost as Host } from '../../support/simulated-host.js';
+import { BIN, cleanupAll, freePort, runCli, startHeadless, waitFor, type AgentHandle } from '../../support/synapse.js';
 import { TmuxServer } from '../../support/tmux-server.js';
 
 /**
@@ -17,28 +18,7 @@ import { TmuxServer } from '../../support/tmux-server.js';
 const unavailable = postgresUnavailable();
 const KEY = 'monitor-hosts-test-key';
 
-interface Host {
-  env: NodeJS.ProcessEnv;
-  project: string;
-  cleanup: () => void;
-}
-
-function host(name: string, storeUrl: string): Host {
-  const t = tempHome();
-  const env: NodeJS.ProcessEnv = {
-    ...t.env,
-    SYNAPSE_STORE_URL: storeUrl,
-    SYNAPSE_HOST_NAME: name,
-    SYNAPSE_ADVERTISE_HOST: '127.0.0.1',
-    SYNAPSE_HEARTBEAT_MS: '300',
-    SYNAPSE_AUTH_ENABLED: 'true',
-    SYNAPSE_API_KEYS: KEY,
-    SYNAPSE_ALLOW_LOCALHOST: 'false',
-  };
-  const project = path.join(t.home, 'app');
-  fs.mkdirSync(project, { recursive: true });
-  return { env, project, cleanup: t.cleanup };
-}
+const host = (name: string, storeUrl: string): Host => simulatedHost(name, storeUrl, { key: KEY });
 
 /** The pane's shell: only these variables (`env -i`: no CI variable, which would make Ink print only its last frame). */
 function shellCommand(env: NodeJS.ProcessEnv): string[] {

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gitRepo } from '../../support/git-repo.js';
 import { freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
-import { BIN, ROOT, freePort, runCli, stopGroup, tempHome, waitFor } from '../../support/synapse.js';
+import { simulatedHost, type SimulatedHost } from '../../support/simulated-host.js';
+import { BIN, ROOT, freePort, runCli, stopGroup, waitFor } from '../../support/synapse.js';
 
 /**
  * Host to host over TLS (issue 22 §3, guides/security-tls.md): two hosts simulated on loopback
@@ -19,22 +19,7 @@ const REMOTE = 'https://git.example.com/team/app.git';
 const CERT = path.join(ROOT, 'test', 'fixtures', 'tls', 'cert.pem');
 const CERT_KEY = path.join(ROOT, 'test', 'fixtures', 'tls', 'key.pem');
 
-function host(name: string, storeUrl: string): { env: NodeJS.ProcessEnv; project: string; cleanup: () => void } {
-  const t = tempHome();
-  const env: NodeJS.ProcessEnv = {
-    ...t.env,
-    SYNAPSE_STORE_URL: storeUrl,
-    SYNAPSE_HOST_NAME: name,
-    SYNAPSE_ADVERTISE_HOST: '127.0.0.1',
-    SYNAPSE_HEARTBEAT_MS: '300',
-    SYNAPSE_AUTH_ENABLED: 'true',
-    SYNAPSE_API_KEYS: KEY,
-    SYNAPSE_ALLOW_LOCALHOST: 'false',
-  };
-  const project = path.join(t.home, 'app');
-  gitRepo(project, env)(project, 'remote', 'add', 'origin', REMOTE);
-  return { env, project, cleanup: t.cleanup };
-}
+const host = (name: string, storeUrl: string): SimulatedHost => simulatedHost(name, storeUrl, { key: KEY, gitRemote: REMOTE });
 
 type Listed = { agent_id: string; name: string | null; host: string; status: string; endpoint: string; reachable?: boolean };
 

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gitRepo } from '../../support/git-repo.js';
 import { freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
+import { simulatedHost, type SimulatedHost as Host } from '../../support/simulated-host.js';
 import { cleanupAll, runCli, startHeadless, tempHome, waitFor, type AgentHandle } from '../../support/synapse.js';
 
 /**
@@ -19,31 +19,7 @@ const unavailable = postgresUnavailable();
 const KEY = 'two-hosts-test-key';
 const REMOTE = 'https://git.example.com/team/app.git';
 
-interface Host {
-  name: string;
-  env: NodeJS.ProcessEnv;
-  project: string;
-  cleanup: () => void;
-}
-
-function host(name: string, storeUrl: string): Host {
-  const t = tempHome();
-  const env: NodeJS.ProcessEnv = {
-    ...t.env,
-    SYNAPSE_STORE_URL: storeUrl,
-    SYNAPSE_HOST_NAME: name,
-    // Loopback stands in for this host's network address: advertised, so the row is reachable.
-    SYNAPSE_ADVERTISE_HOST: '127.0.0.1',
-    SYNAPSE_HEARTBEAT_MS: '300',
-    SYNAPSE_AUTH_ENABLED: 'true',
-    SYNAPSE_API_KEYS: KEY,
-    SYNAPSE_ALLOW_LOCALHOST: 'false',
-  };
-  const project = path.join(t.home, 'app');
-  const git = gitRepo(project, env);
-  git(project, 'remote', 'add', 'origin', REMOTE);
-  return { name, env, project, cleanup: t.cleanup };
-}
+const host = (name: string, storeUrl: string): Host => simulatedHost(name, storeUrl, { key: KEY, gitRemote: REMOTE });
 
 type Listed = { agent_id: string; name: string | null; host: string; remote: boolean; reachable?: boolean };
 
