@@ -184,7 +184,7 @@ function bad(file: string, line: number, why: string): SynapseError {
 function firstError(schema: TSchema, data: unknown): string | null {
   const e = Value.Errors(schema, data)[0];
   if (!e) return null;
-  return `${e.instancePath || '(the row)'} ${e.message}`;
+  return e.instancePath ? `${e.instancePath} ${e.message}` : e.message;
 }
 
 /** Parses and checks a whole store file; the first bad line is reported by number, before anything is written. */

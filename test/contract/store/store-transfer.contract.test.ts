@@ -133,6 +133,9 @@ describe('synapse store export|import on SQLite', () => {
     await expect(importStore(target, 'x.jsonl', `${lines[0]}\n{"table":"nope","row":{}}\n`, { env: envFor(target), target: sqlite })).rejects.toMatchObject({
       message: expect.stringContaining('line 2: unknown table "nope"'),
     });
+    await expect(importStore(target, 'x.jsonl', '{"bad":1}\n', { env: envFor(target), target: sqlite })).rejects.toMatchObject({
+      message: expect.stringMatching(/^x\.jsonl line 1: not a synapse-store export header \(must have required properties format, [^()]*\); expected/),
+    });
     await expect(importStore(target, 'x.jsonl', '{"format":"other"}\n', { env: envFor(target), target: sqlite })).rejects.toMatchObject({
       message: expect.stringContaining('line 1'),
     });
