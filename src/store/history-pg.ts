@@ -7,7 +7,7 @@ import { redactDeep, type Redactor } from '../redact.js';
 import type { History, SearchLogic } from './history-api.js';
 import { entryFromTask, rowToEntry } from './history-entry.js';
 import { HISTORY_PG_MIGRATIONS, PG_COLUMNS, storedRow, type PgHistoryRow } from './history-pg-schema.js';
-import { checkCleanup, median, oneMatch, pickDoomed, rate, searchTerms } from './history-rules.js';
+import { checkCleanup, oneMatch, pickDoomed, searchTerms, summarizeAgents } from './history-rules.js';
 import type { AgentStats, CleanupResult, HistoryAgent, HistoryEntry, HistoryRow, HistoryStats } from './history-schema.js';
 import { usageStats, type UsageRow } from './history-usage.js';
 import { PgDb, migrateComponent, withPgDb } from './pg-db.js';
@@ -194,24 +194,11 @@ export class PgHistory implements History {
           cache_write_tokens: Number(r.cache_write_tokens ?? 0),
         })) satisfies UsageRow[];
         const usage = usageStats(usageRows, filter.prices ?? DEFAULT_PRICES);
-        const agents = perAgent.map((a) => ({
-          ...a,
-          success_rate: rate(a.completed, a.total),
-          median_turn_ms: median(turns.get(a.agent_id) ?? []),
-          usage: usage.perAgent.get(a.agent_id) ?? null,
-        }));
-        const sum = (k: 'total' | 'completed' | 'failed' | 'canceled') => agents.reduce((n, a) => n + a[k], 0);
         return {
-          total: sum('total'),
-          completed: sum('completed'),
-          failed: sum('failed'),
-          canceled: sum('canceled'),
-          success_rate: rate(sum('completed'), sum('total')),
-          median_turn_ms: median(allTurns),
+          ...summarizeAgents(perAgent, turns, allTurns, usage),
           oldest: span?.oldest ?? null,
           newest: span?.newest ?? null,
           db_bytes: Number(span?.bytes ?? 0),
-          agents,
           usage: usage.total,
         };
       },

@@ -2,13 +2,13 @@ import { SynapseError } from '../errors.js';
 
 /** Rules both history backends share: statistics helpers, search terms, what a cleanup removes. */
 
-export function median(sorted: number[]): number | null {
+function median(sorted: number[]): number | null {
   if (sorted.length === 0) return null;
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid]! : Math.round((sorted[mid - 1]! + sorted[mid]!) / 2);
 }
 
-export function rate(completed: number, total: number): number | null {
+function rate(completed: number, total: number): number | null {
   return total > 0 ? completed / total : null;
 }
 
@@ -102,4 +102,41 @@ export function enqueueFinished<P extends { task: { id: string }; agent: { agent
     dropped++;
   }
   return dropped;
+}
+
+/** One agent's counts, as both history backends group them. */
+interface AgentCounts {
+  agent_id: string;
+  total: number;
+  completed: number;
+  failed: number;
+  canceled: number;
+}
+
+/**
+ * `history stats` from what either backend counted: each agent's rates, median turn and token
+ * usage, and the totals over every agent.
+ */
+export function summarizeAgents<A extends AgentCounts, U>(
+  perAgent: A[],
+  turns: Map<string, number[]>,
+  allTurns: number[],
+  usage: { perAgent: Map<string, U> },
+) {
+  const agents = perAgent.map((a) => ({
+    ...a,
+    success_rate: rate(a.completed, a.total),
+    median_turn_ms: median(turns.get(a.agent_id) ?? []),
+    usage: usage.perAgent.get(a.agent_id) ?? null,
+  }));
+  const sum = (k: 'total' | 'completed' | 'failed' | 'canceled') => agents.reduce((n, a) => n + a[k], 0);
+  return {
+    total: sum('total'),
+    completed: sum('completed'),
+    failed: sum('failed'),
+    canceled: sum('canceled'),
+    success_rate: rate(sum('completed'), sum('total')),
+    median_turn_ms: median(allTurns),
+    agents,
+  };
 }

@@ -21,7 +21,7 @@ import { usageStats, type UsageRow } from './history-usage.js';
 import { DEFAULT_PRICES, type ModelPrice } from '../config/pricing.js';
 import { envSetting } from '../config/env-setting.js';
 import type { SearchLogic } from './history-api.js';
-import { checkCleanup, median, oneMatch, pickDoomed, rate, searchTerms } from './history-rules.js';
+import { checkCleanup, oneMatch, pickDoomed, searchTerms, summarizeAgents } from './history-rules.js';
 
 export * from './history-schema.js';
 export { entryFromTask, isRecordable } from './history-entry.js';
@@ -223,24 +223,11 @@ export class HistoryStore {
           .all(params) as UsageRow[],
         filter.prices ?? DEFAULT_PRICES,
       );
-      const agents = perAgent.map((a) => ({
-        ...a,
-        success_rate: rate(a.completed, a.total),
-        median_turn_ms: median(turns.get(a.agent_id) ?? []),
-        usage: usage.perAgent.get(a.agent_id) ?? null,
-      }));
-      const sum = (k: 'total' | 'completed' | 'failed' | 'canceled') => agents.reduce((n, a) => n + a[k], 0);
       return {
-        total: sum('total'),
-        completed: sum('completed'),
-        failed: sum('failed'),
-        canceled: sum('canceled'),
-        success_rate: rate(sum('completed'), sum('total')),
-        median_turn_ms: median(allTurns),
+        ...summarizeAgents(perAgent, turns, allTurns, usage),
         oldest: span.oldest,
         newest: span.newest,
         db_bytes: this.bytes(),
-        agents,
         usage: usage.total,
       };
     });

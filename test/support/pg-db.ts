@@ -39,3 +39,17 @@ export async function freshDatabase(prefix = 'synapse_test'): Promise<{ url: str
     },
   };
 }
+
+/**
+ * Empties a contract suite's tables between tests, once its migrations have created them
+ * (`tables` in the order TRUNCATE takes them; `how` e.g. 'RESTART IDENTITY' or 'CASCADE').
+ */
+export async function emptyTables(url: string, tables: string[], how: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(`DO $$ BEGIN IF to_regclass('${tables[0]}') IS NOT NULL THEN TRUNCATE ${tables.join(', ')} ${how}; END IF; END $$`);
+  } finally {
+    await c.end();
+  }
+}

@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clockFrom } from '../../../src/clock.js';
 import { openBoard, type BoardStore } from '../../../src/store/board-store.js';
 import type { StoreTarget } from '../../../src/store/store-url.js';
-import { freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
+import { emptyTables, freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
 
 /**
  * The store contract for the task board (issue 22): the same cases, through the same
@@ -56,13 +55,7 @@ function postgresBackend(): Backend {
       db = await freshDatabase('synapse_contract');
     },
     async reset() {
-      const c = new pg.Client({ connectionString: db!.url });
-      await c.connect();
-      try {
-        await c.query(`DO $$ BEGIN IF to_regclass('board_tasks') IS NOT NULL THEN TRUNCATE board_tasks CASCADE; END IF; END $$`);
-      } finally {
-        await c.end();
-      }
+      await emptyTables(db!.url, ['board_tasks'], 'CASCADE');
     },
     target: () => ({ backend: 'postgres', url: db!.url, shown: db!.url.replace(/:[^:@/]+@/, ':***@') }),
     dir: () => dir,

@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clockFrom } from '../../../src/clock.js';
 import { openFileSafety, type FileSafety } from '../../../src/store/file-safety-store.js';
 import type { StoreTarget } from '../../../src/store/store-url.js';
-import { freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
+import { emptyTables, freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
 
 /** The file-safety contract (issue 22): locks and change records, the same cases on SQLite and PostgreSQL. */
 
@@ -39,13 +38,7 @@ const postgres = (): Backend => {
       db = await freshDatabase('synapse_fs');
     },
     async reset() {
-      const c = new pg.Client({ connectionString: db!.url });
-      await c.connect();
-      try {
-        await c.query(`DO $$ BEGIN IF to_regclass('file_locks') IS NOT NULL THEN TRUNCATE file_locks, file_changes RESTART IDENTITY; END IF; END $$`);
-      } finally {
-        await c.end();
-      }
+      await emptyTables(db!.url, ['file_locks', 'file_changes'], 'RESTART IDENTITY');
     },
     target: () => ({ backend: 'postgres', url: db!.url, shown: '' }),
     async teardown() {

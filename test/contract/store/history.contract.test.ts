@@ -1,14 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Task, TaskState } from '../../../src/agent-api/task.js';
 import { clockFrom } from '../../../src/clock.js';
 import { openHistory, type History } from '../../../src/store/history-open.js';
 import type { HistoryAgent } from '../../../src/store/history-schema.js';
 import type { StoreTarget } from '../../../src/store/store-url.js';
-import { freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
+import { emptyTables, freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
 
 /** The history contract (issue 22): the same cases on SQLite (the user's file, FTS5) and PostgreSQL (the team's table, tsvector). */
 
@@ -75,13 +74,7 @@ const postgres = (): Backend => {
       db = await freshDatabase('synapse_history');
     },
     async reset() {
-      const c = new pg.Client({ connectionString: db!.url });
-      await c.connect();
-      try {
-        await c.query(`DO $$ BEGIN IF to_regclass('history') IS NOT NULL THEN TRUNCATE history RESTART IDENTITY; END IF; END $$`);
-      } finally {
-        await c.end();
-      }
+      await emptyTables(db!.url, ['history'], 'RESTART IDENTITY');
     },
     target: () => ({ backend: 'postgres', url: db!.url, shown: '' }),
     env: () => ({ HOME: dir, SYNAPSE_HOME: path.join(dir, '.synapse') }),

@@ -1,13 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clockFrom } from '../../../src/clock.js';
 import { secretRedactor } from '../../../src/redact.js';
 import { openMemory, type MemoryStore } from '../../../src/store/memory-store.js';
 import type { StoreTarget } from '../../../src/store/store-url.js';
-import { freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
+import { emptyTables, freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
 
 /** The shared-memory contract (issue 22): the same cases on SQLite (FTS5) and PostgreSQL (tsvector). */
 
@@ -51,13 +50,7 @@ const postgres = (): Backend => {
       db = await freshDatabase('synapse_memory');
     },
     async reset() {
-      const c = new pg.Client({ connectionString: db!.url });
-      await c.connect();
-      try {
-        await c.query(`DO $$ BEGIN IF to_regclass('memory_notes') IS NOT NULL THEN TRUNCATE memory_notes RESTART IDENTITY; END IF; END $$`);
-      } finally {
-        await c.end();
-      }
+      await emptyTables(db!.url, ['memory_notes'], 'RESTART IDENTITY');
     },
     target: () => ({ backend: 'postgres', url: db!.url, shown: '' }),
     dir: () => dir,
