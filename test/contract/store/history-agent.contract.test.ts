@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
@@ -42,7 +41,12 @@ describe.skipIf(unavailable !== '')(`an agent's history in PostgreSQL${unavailab
   it('records finished tasks in the database, where another host reads them with this host name; no local file', async () => {
     const a = home();
     const b = home();
-    const agent = await startHeadless('echo', { env: { ...a.env, SYNAPSE_STORE_URL: db.url }, cwd: a.project, args: ['--name', 'recorder'] });
+    // The host a row names is SYNAPSE_HOST_NAME when set, as in the registry table and on locks.
+    const agent = await startHeadless('echo', {
+      env: { ...a.env, SYNAPSE_STORE_URL: db.url, SYNAPSE_HOST_NAME: 'recorder-host' },
+      cwd: a.project,
+      args: ['--name', 'recorder'],
+    });
     const done = await send(agent.endpoint, 'remember the blue widget');
     expect(done.status).toBe('completed');
     const entries = await waitFor(async () => {
@@ -51,7 +55,7 @@ describe.skipIf(unavailable !== '')(`an agent's history in PostgreSQL${unavailab
       const list = JSON.parse(r.stdout) as Array<{ task_id: string; host: string; agent_name: string; input: string }>;
       return list.some((e) => e.task_id === done.id) ? list : null;
     }, 15_000);
-    expect(entries.find((e) => e.task_id === done.id)).toMatchObject({ host: os.hostname(), agent_name: 'recorder', input: 'remember the blue widget' });
+    expect(entries.find((e) => e.task_id === done.id)).toMatchObject({ host: 'recorder-host', agent_name: 'recorder', input: 'remember the blue widget' });
     const status = await getJson(`${agent.endpoint}/status`);
     expect(status.body.history).toMatchObject({ ok: true, backlog: 0 });
     await agent.stop();
