@@ -20,7 +20,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
-import { BIN, ROOT, fmt, freePort, percentile, sendMessageRequest, tempEnv } from './lib.mjs';
+import { BIN, BIN_FLAGS, ROOT, fmt, freePort, percentile, sendMessageRequest, tempEnv } from './lib.mjs';
 
 const pty = createRequire(import.meta.url)('node-pty');
 
@@ -113,7 +113,7 @@ async function milestones(t0, port, isDead) {
 /** `synapse start echo`: a detached agent; the start command is timed until it returns. */
 async function startBackground(port, extra = []) {
   const t0 = performance.now();
-  const cmd = spawn(process.execPath, ['--max-semi-space-size=1', BIN, 'start', 'echo', '--port', String(port), '--json', ...extra], {
+  const cmd = spawn(process.execPath, [...BIN_FLAGS, BIN, 'start', 'echo', '--port', String(port), '--json', ...extra], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -159,7 +159,7 @@ function inPty(argv, t0) {
 /** `synapse echo` in a PTY (the foreground mode): milestones and the CLI's first output. */
 async function startForeground(port) {
   const t0 = performance.now();
-  const run = inPty(['--max-semi-space-size=1', BIN, 'echo', '--port', String(port), '--no-setup'], t0);
+  const run = inPty([...BIN_FLAGS, BIN, 'echo', '--port', String(port), '--no-setup'], t0);
   const m = await milestones(t0, port, run.isDead);
   const prompt = await Promise.race([run.prompt, sleep(5000).then(() => NaN)]);
   run.p.kill('SIGTERM');
@@ -340,7 +340,7 @@ try {
   const silent = [];
   for (let i = 0; i < 10; i++) {
     floor.push(timeCli(['-e', '0']));
-    silent.push(timeCli(['--max-semi-space-size=1', BIN, 'send', 'fp', `silent ${i}`, '--silent']));
+    silent.push(timeCli([...BIN_FLAGS, BIN, 'send', 'fp', `silent ${i}`, '--silent']));
   }
 
   const rss = idle.map((m) => m.rss);

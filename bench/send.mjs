@@ -2,7 +2,7 @@
 // the same run, and of `synapse send --wait` round trips against an echo agent with no think time.
 // Usage: npm run build && node bench/send.mjs [runs=30]
 import { spawnSync } from 'node:child_process';
-import { BIN, fmt, percentile, startAgent, tempEnv } from './lib.mjs';
+import { BIN, BIN_FLAGS, fmt, percentile, startAgent, tempEnv } from './lib.mjs';
 
 const runs = Number(process.argv[2] ?? 30);
 const { env, cleanup } = tempEnv({ ECHO_THINK_MS: '0' });
@@ -22,8 +22,8 @@ try {
   const wait = [];
   for (let i = 0; i < runs; i++) {
     floor.push(time(['-e', '0']).ms);
-    silent.push(time(['--max-semi-space-size=1', BIN, 'send', 'bench', `hi ${i}`, '--silent']).ms);
-    const w = time(['--max-semi-space-size=1', BIN, 'send', 'bench', `round trip ${i}`, '--wait']);
+    silent.push(time([...BIN_FLAGS, BIN, 'send', 'bench', `hi ${i}`, '--silent']).ms);
+    const w = time([...BIN_FLAGS, BIN, 'send', 'bench', `round trip ${i}`, '--wait']);
     if (!w.stdout.includes(`round trip ${i}`)) throw new Error(`unexpected answer: ${w.stdout}`);
     wait.push(w.ms);
   }

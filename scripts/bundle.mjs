@@ -79,12 +79,35 @@ const rewrite = {
   },
 };
 
+/**
+ * Node built-ins a bundled package requires at its top but uses only for an option we never set:
+ * each becomes an object that requires the built-in on first use. `node:http2` is Fastify's (for
+ * `http2: true`): loading it costs an idle agent ~2 MiB (the HTTP/2 binding sets up nghttp2).
+ * The build fails if the line is gone, so a Fastify update cannot silently undo it.
+ */
+const LAZY_BUILTINS = [{ file: 'node_modules/fastify/lib/server.js', line: "const http2 = require('node:http2')", name: 'http2', builtin: 'node:http2' }];
+
+const lazyBuiltins = {
+  name: 'synapse-lazy-builtins',
+  transform(code, id) {
+    const lazy = LAZY_BUILTINS.filter((l) => id.split(path.sep).join('/').endsWith(l.file));
+    if (lazy.length === 0) return null;
+    let out = code;
+    for (const l of lazy) {
+      if (!out.includes(l.line)) throw new Error(`scripts/bundle.mjs: "${l.line}" is no longer in ${l.file}: update LAZY_BUILTINS`);
+      const load = `require(${JSON.stringify(l.builtin)})`;
+      out = out.replace(l.line, `const ${l.name} = new Proxy({}, { get: (_, key) => ${load}[key], has: (_, key) => key in ${load} })`);
+    }
+    return { code: out };
+  },
+};
+
 fs.rmSync(OUT, { recursive: true, force: true });
 const bundle = await rolldown({
   input: { main: path.join(DIST, 'cli', 'main.js') },
   platform: 'node',
   external,
-  plugins: [rewrite],
+  plugins: [rewrite, lazyBuiltins],
   logLevel: 'warn',
 });
 const { output } = await bundle.write({
@@ -93,8 +116,20 @@ const { output } = await bundle.write({
   entryFileNames: '[name].js',
   chunkFileNames: '[name].js',
   minify: true,
+  // V8 keeps each module's source in memory; one non-ASCII character makes it a two-byte string
+  // (the chunks of Fastify, xterm, pino and the agent held ~0.6 MiB more than their size).
+  charset: 'ascii',
   codeSplitting: { groups: VENDOR_GROUPS },
 });
 await bundle.close();
+// What `charset: 'ascii'` leaves: the legal comments kept from bundled packages (a name with an
+// umlaut); escaped as text, so no chunk's source becomes a two-byte string.
+for (const chunk of output) {
+  const file = path.join(OUT, chunk.fileName);
+  if (!chunk.code || !/[^\x00-\x7f]/.test(chunk.code)) continue;
+  const ascii = chunk.code.replace(/\/\*![\s\S]*?\*\//g, (comment) => comment.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`));
+  if (/[^\x00-\x7f]/.test(ascii)) console.warn(`bundle: ${chunk.fileName} still has non-ASCII characters (its source is held as a two-byte string)`);
+  fs.writeFileSync(file, ascii);
+}
 const bytes = output.reduce((n, o) => n + (o.code?.length ?? 0), 0);
 console.log(`bundled dist/cli/main.js into ${output.length} files in dist/bundle (${(bytes / 1024).toFixed(0)} KiB)`);

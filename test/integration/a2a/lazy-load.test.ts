@@ -124,6 +124,9 @@ describe('an idle agent', () => {
     // Nor the Canvas dashboard's server and browser packages (only `synapse canvas serve` loads them).
     expect(idle.filter((p) => /\/node_modules\/(@fastify\/websocket|ws|marked|dompurify|mermaid|chart\.js|playwright-core)\//.test(p))).toEqual([]);
     expect(idle.filter((p) => /\/dist\/(server\/canvas|store\/canvas|bundle\/canvas)/.test(p))).toEqual([]);
+    // Nor Node's HTTP/2 (~2 MiB): Fastify requires it for an option the agent never sets (scripts/bundle.mjs).
+    expect(idle.filter((p) => p === 'node:http2' || p === 'http2')).toEqual([]);
+    expect(idle).toContain('node:http');
     // Nor the PostgreSQL client: only a configured postgres:// store loads it (issue 22).
     expect(idle.filter((p) => /\/node_modules\/(pg|pg-pool|pg-protocol|pg-types|pgpass)\/|\/dist\/(store|bundle)\/(pg-db|board-pg)\.js/.test(p))).toEqual([]);
 
