@@ -16,7 +16,7 @@ type Validator = ((data: unknown) => unknown) & { errors?: unknown };
 /** Fastify's `schemaController.compilersFactory`. */
 export type SchemaCompilers = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
 
-/** `validators.generated.cjs`: each route part's schema (JSON) and validator, by `routeKey`. */
+/** `validators.generated.cjs`: each route part's schema (JSON) and validator (a file of its own, loaded by `load`), by `routeKey`. */
 interface Precompiled {
   routes: Record<string, [schema: string, validator: number]>;
   load(validator: number): Validator;

@@ -124,6 +124,10 @@ describe('an idle agent', () => {
     // Nor the Canvas dashboard's server and browser packages (only `synapse canvas serve` loads them).
     expect(idle.filter((p) => /\/node_modules\/(@fastify\/websocket|ws|marked|dompurify|mermaid|chart\.js|playwright-core)\//.test(p))).toEqual([]);
     expect(idle.filter((p) => /\/dist\/(server\/canvas|store\/canvas|bundle\/canvas)/.test(p))).toEqual([]);
+    // The precompiled validators, each in a file of its own: only those of the routes used so far.
+    const validators = idle.filter((p) => /\/dist\/server\/validators\.generated\/\d+\.cjs$/.test(p));
+    expect(validators.length).toBeGreaterThan(0);
+    expect(validators.length).toBeLessThan(fs.readdirSync(path.join(ROOT, 'dist/server/validators.generated')).length / 2);
     // Nor Node's HTTP/2 (~2 MiB): Fastify requires it for an option the agent never sets (scripts/bundle.mjs).
     expect(idle.filter((p) => p === 'node:http2' || p === 'http2')).toEqual([]);
     expect(idle).toContain('node:http');
