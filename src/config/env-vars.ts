@@ -304,6 +304,16 @@ export const ENV_VARS = {
     description:
       "Rows of the wrapped CLI's scrollback an agent keeps for status and replies (about 1.4 KiB a row); an answer read from the screen that is longer keeps its last rows.",
   },
+  SYNAPSE_IDLE_GC_MS: {
+    kind: 'number',
+    default: 15000,
+    integer: true,
+    min: 0,
+    max: 3600000,
+    unit: 'ms',
+    description:
+      'How long an agent waits with no task in flight, after one, before one full garbage collection hands back the memory the work grew (0: never; needs the node flag --expose-gc, which bin/synapse.js sets).',
+  },
   SYNAPSE_MAX_SSE_STREAMS: {
     kind: 'number',
     default: 64,

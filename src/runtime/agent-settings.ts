@@ -33,6 +33,8 @@ export interface AgentSettings {
   fileSafetyRetentionDays: number;
   /** `SYNAPSE_SCROLLBACK_LINES`: rows of the CLI's scrollback kept for status and replies. */
   scrollbackLines: number;
+  /** `SYNAPSE_IDLE_GC_MS`: quiet time after work before one full collection (0: never). */
+  idleGcMs: number;
 }
 
 /**
@@ -56,6 +58,7 @@ export function agentSettings(env: Env): AgentSettings {
     peerTls: peerTls(env),
     longMessageTtlMs: envSetting(env, 'SYNAPSE_LONG_MESSAGE_TTL') * 1000,
     scrollbackLines: envSetting(env, 'SYNAPSE_SCROLLBACK_LINES'),
+    idleGcMs: envSetting(env, 'SYNAPSE_IDLE_GC_MS'),
     fileSafetyRetentionDays: envSetting(env, 'SYNAPSE_FILE_SAFETY_RETENTION_DAYS'),
   };
 }

@@ -41,6 +41,7 @@ import { ReplyCoordinator } from './replies.js';
 import { traceScreens } from './screen-trace.js';
 import { StartupGate } from './startup-gate.js';
 import { TaskEvents } from './task-events.js';
+import { fullGc, IdleCollector } from './idle-gc.js';
 import { TaskManager } from './tasks.js';
 import { UsageTracker } from './usage-tracker.js';
 import { usageSource } from './usage-sources.js';
@@ -196,6 +197,7 @@ class Agent {
   /** Takes messages left in the project's queue for this agent (made in `start`, once it serves). */
   private pickup: QueuePickup | null = null;
   private stopLockSignal: () => void = () => undefined;
+  private idleGc: IdleCollector | null = null;
   private cliExited: CliExit | null = null;
   private resolveExit: (code: number) => void = () => undefined;
   private readonly exited = new Promise<number>((r) => (this.resolveExit = r));
@@ -418,6 +420,13 @@ class Agent {
     // Before the entry is written on a status change, so that it shows the lease as it is now.
     if (this.opts.lease) (this.lease = this.buildLease(this.opts.lease)).start();
     this.delivery.on('busy', () => this.lease?.check());
+    // A while after the last task, the heap the work grew goes back to the system (idle-gc.ts).
+    const idleGc = (this.idleGc = new IdleCollector(
+      fullGc((l) => this.logger.info(l)),
+      clock,
+      this.f.settings.idleGcMs,
+    ));
+    this.delivery.on('busy', (busy: boolean) => idleGc.busy(busy));
     const trace = envSetting(env, 'SYNAPSE_SCREEN_TRACE');
     if (trace) traceScreens(trace, this.session.screen, this.session.tracker, this.delivery, secretRedactor(env));
     this.presence.status.on('change', (next: string, prev: string) => {
@@ -563,6 +572,7 @@ class Agent {
       this.presence.stopping();
       this.pickup?.stop();
       this.lease?.stop();
+      this.idleGc?.stop();
       if (this.session.exitedWith === null) {
         this.delivery.stopped(reason);
         await this.session.hangUp();

@@ -13,13 +13,14 @@ export const synapseBin = fileURLToPath(new URL('../../bin/synapse.js', import.m
 
 /**
  * The V8 flags of every agent process, the same as bin/synapse.js's shebang (a test holds them
- * equal): a 1 MiB young generation (~20 MiB less idle RSS, bench/delivery), and one V8 worker
+ * equal): a 1 MiB young generation (~20 MiB less idle RSS, bench/delivery), one V8 worker
  * thread instead of four (~0.9 MiB less idle RSS: fewer stacks and malloc arenas; an agent's heap
- * is small enough that GC and compiling in the background gain nothing from more). `--optimize-for-size`
+ * is small enough that GC and compiling in the background gain nothing from more), and `gc()` for
+ * the one full collection an agent runs once it is idle after work (idle-gc.ts). `--optimize-for-size`
  * was measured and left out: 3 MiB less idle, but V8 then kept ~5 MiB more for 30 s after a burst
  * of 1,000 messages (guides/agent-runtime.md).
  */
-export const AGENT_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--v8-pool-size=1'];
+export const AGENT_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--v8-pool-size=1', '--expose-gc'];
 
 /** How long the agent may take to register, and then its CLI to draw its first screen. */
 const REGISTER_MS = 15_000;

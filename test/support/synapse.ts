@@ -139,10 +139,19 @@ export interface AgentHandle {
 /** Runs `synapse <profile> --headless` as a child of the test (its own process group). */
 export async function startHeadless(
   profile: string,
-  opts: { env: NodeJS.ProcessEnv; args?: string[]; cwd?: string; port?: number; waitReady?: boolean; statusHeaders?: () => Record<string, string> },
+  opts: {
+    env: NodeJS.ProcessEnv;
+    args?: string[];
+    cwd?: string;
+    port?: number;
+    waitReady?: boolean;
+    statusHeaders?: () => Record<string, string>;
+    /** Node flags before the bin (e.g. AGENT_NODE_FLAGS, what the bin's shebang gives a shell's `synapse`). */
+    nodeFlags?: readonly string[];
+  },
 ): Promise<AgentHandle> {
   const port = opts.port ?? (await freePort());
-  const child = spawn(process.execPath, [BIN, profile, '--headless', '--port', String(port), ...(opts.args ?? [])], {
+  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), BIN, profile, '--headless', '--port', String(port), ...(opts.args ?? [])], {
     env: opts.env,
     cwd: opts.cwd ?? ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

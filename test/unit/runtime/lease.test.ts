@@ -1,32 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Clock } from '../../../src/clock.js';
 import { AgentStatusModel } from '../../../src/runtime/agent-status.js';
 import { Lease, leaseRecord, type LeaseTerms } from '../../../src/runtime/lease.js';
-
-/** A clock whose timers run when the test says; cleared timers never run. */
-function manualClock() {
-  let now = 1_000_000;
-  let timers: Array<{ fn: () => void; at: number; id: object }> = [];
-  const clock: Clock = {
-    now: () => now,
-    setTimeout: (fn, ms) => {
-      const id = { unref() {} };
-      timers.push({ fn, at: now + ms, id });
-      return id as unknown as NodeJS.Timeout;
-    },
-    clearTimeout: (t) => void (timers = timers.filter((x) => x.id !== (t as unknown))),
-  };
-  return {
-    clock,
-    pending: () => timers.length,
-    advance: (ms: number) => {
-      now += ms;
-      const due = timers.filter((x) => x.at <= now);
-      timers = timers.filter((x) => x.at > now);
-      for (const x of due) x.fn();
-    },
-  };
-}
+import { manualClock } from '../../support/manual-clock.js';
 
 function setup(terms: LeaseTerms) {
   const t = manualClock();

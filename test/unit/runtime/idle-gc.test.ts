@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { IdleCollector } from '../../../src/runtime/idle-gc.js';
+import { manualClock } from '../../support/manual-clock.js';
+
+const IDLE_GC_QUIET_MS = 15_000;
+
+function setup() {
+  const t = manualClock();
+  let collections = 0;
+  const gc = new IdleCollector(() => collections++, t.clock, IDLE_GC_QUIET_MS);
+  return { t, gc, collections: () => collections };
+}
+
+describe('the idle collector', () => {
+  it('collects once, when the agent has had no task for the quiet time after one', () => {
+    const s = setup();
+    s.gc.busy(true);
+    s.gc.busy(false);
+    s.t.advance(IDLE_GC_QUIET_MS - 1);
+    expect(s.collections()).toBe(0);
+    s.t.advance(1);
+    expect(s.collections()).toBe(1);
+    // Staying idle: not again.
+    s.t.advance(IDLE_GC_QUIET_MS * 10);
+    s.gc.busy(false);
+    s.t.advance(IDLE_GC_QUIET_MS * 10);
+    expect(s.collections()).toBe(1);
+  });
+
+  it('waits while tasks keep coming: a new task before the quiet time is up starts the wait over', () => {
+    const s = setup();
+    for (let i = 0; i < 5; i++) {
+      s.gc.busy(true);
+      s.t.advance(1_000);
+      s.gc.busy(false);
+      s.t.advance(IDLE_GC_QUIET_MS - 1_000);
+    }
+    expect(s.collections()).toBe(0);
+    s.gc.busy(true);
+    s.t.advance(IDLE_GC_QUIET_MS * 3); // one long task: no collection while it runs
+    expect(s.collections()).toBe(0);
+    s.gc.busy(false);
+    s.t.advance(IDLE_GC_QUIET_MS);
+    expect(s.collections()).toBe(1);
+    // The next piece of work earns the next collection.
+    s.gc.busy(true);
+    s.gc.busy(false);
+    s.t.advance(IDLE_GC_QUIET_MS);
+    expect(s.collections()).toBe(2);
+  });
+
+  it('does nothing before any work, after stop, without gc(), or when SYNAPSE_IDLE_GC_MS is 0', () => {
+    const s = setup();
+    s.gc.busy(false);
+    s.t.advance(IDLE_GC_QUIET_MS * 2);
+    expect(s.collections()).toBe(0);
+    s.gc.busy(true);
+    s.gc.busy(false);
+    s.gc.stop();
+    s.t.advance(IDLE_GC_QUIET_MS * 2);
+    expect(s.collections()).toBe(0);
+    expect(s.t.pending()).toBe(0);
+
+    const t = manualClock();
+    const without = new IdleCollector(null, t.clock, IDLE_GC_QUIET_MS);
+    without.busy(true);
+    without.busy(false);
+    let collections = 0;
+    const off = new IdleCollector(() => collections++, t.clock, 0);
+    off.busy(true);
+    off.busy(false);
+    t.advance(IDLE_GC_QUIET_MS * 2);
+    expect(t.pending()).toBe(0);
+    expect(collections).toBe(0);
+  });
+});
