@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ProfileId } from './types.js';
+import { nodeCrypto } from '../require-cjs.js';
 
 /**
  * Each CLI's conversation id: how one is given to the CLI at start (where the CLI takes one), how
@@ -54,7 +54,7 @@ export function withConversationId(profile: ProfileId, cliArgs: readonly string[
     const named = chosen === '--session-id' || chosen === '--resume' || chosen === '-r' ? flagValue(cliArgs, chosen) : null;
     return { args: [...cliArgs], sessionId: named };
   }
-  const id = randomUUID();
+  const id = nodeCrypto().randomUUID();
   return { args: ['--session-id', id, ...cliArgs], sessionId: id };
 }
 
