@@ -65,6 +65,39 @@ const vendorOf = (id) => {
 };
 const VENDOR_GROUPS = ['vendor-xterm', 'vendor-pino', 'vendor-fastify'].map((name) => ({ name, test: (id) => vendorOf(id) === name }));
 
+/**
+ * What `synapse <profile>` runs before it spawns the CLI, in one chunk (`agent-start.js`) instead of
+ * ~30 small ones: Node's ESM loader costs ~1 ms a file, and each was paid before the CLI started
+ * (~20 ms in all, guides/agent-runtime.md, Start-up). The chunk holds the static imports of
+ * run-agent.ts and start-agent.ts (found once the module graph is known, `startPath` below) but not
+ * what the entry, cli/main.js, imports itself: every command has those already. A command that
+ * needs one of its modules (the registry, the profiles …) loads this chunk instead of several
+ * small ones; loading it runs nothing (no node:http, no node:crypto before first use). Its
+ * dependencies are not pulled into it (`includeDependenciesRecursively: false`): they stay in the
+ * entry's chunks.
+ */
+const ENTRY = path.join(DIST, 'cli', 'main.js');
+const START_SEEDS = ['cli/commands/run-agent.js', 'runtime/start-agent.js'].map((f) => path.join(DIST, f));
+const START_PATH = new Set();
+const startPath = {
+  name: 'synapse-start-path',
+  buildEnd() {
+    const closure = (seeds) => {
+      const seen = new Set();
+      const visit = (id) => {
+        if (seen.has(id) || !id.startsWith(DIST) || inPackage(id)) return;
+        seen.add(id);
+        for (const dep of this.getModuleInfo(id)?.importedIds ?? []) visit(dep);
+      };
+      seeds.forEach(visit);
+      return seen;
+    };
+    const everyCommand = closure([ENTRY]);
+    for (const id of closure(START_SEEDS)) if (!everyCommand.has(id)) START_PATH.add(id);
+  },
+};
+const START_GROUP = { name: 'agent-start', test: (id) => START_PATH.has(id), includeDependenciesRecursively: false };
+
 /** Our `requireCjs('pkg')` of an INLINE package becomes `require('pkg')`, which the bundler resolves. */
 const REQUIRE_CJS = /\brequireCjs\(\s*'([^']+)'\s*\)/g;
 
@@ -107,7 +140,10 @@ const bundle = await rolldown({
   input: { main: path.join(DIST, 'cli', 'main.js') },
   platform: 'node',
   external,
-  plugins: [rewrite, lazyBuiltins],
+  plugins: [rewrite, lazyBuiltins, startPath],
+  // The entry's exports may grow (agent-start.js's dependencies stay in it): required by
+  // includeDependenciesRecursively: false, and bin/synapse.js only calls main().
+  preserveEntrySignatures: 'allow-extension',
   logLevel: 'warn',
 });
 const { output } = await bundle.write({
@@ -119,7 +155,7 @@ const { output } = await bundle.write({
   // V8 keeps each module's source in memory; one non-ASCII character makes it a two-byte string
   // (the chunks of Fastify, xterm, pino and the agent held ~0.6 MiB more than their size).
   charset: 'ascii',
-  codeSplitting: { groups: VENDOR_GROUPS },
+  codeSplitting: { groups: [START_GROUP, ...VENDOR_GROUPS] },
 });
 await bundle.close();
 // What `charset: 'ascii'` leaves: the legal comments kept from bundled packages (a name with an
@@ -132,4 +168,6 @@ for (const chunk of output) {
   fs.writeFileSync(file, ascii);
 }
 const bytes = output.reduce((n, o) => n + (o.code?.length ?? 0), 0);
-console.log(`bundled dist/cli/main.js into ${output.length} files in dist/bundle (${(bytes / 1024).toFixed(0)} KiB)`);
+console.log(
+  `bundled dist/cli/main.js into ${output.length} files in dist/bundle (${(bytes / 1024).toFixed(0)} KiB; ${START_PATH.size} modules in agent-start.js)`,
+);

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type * as Crypto from 'node:crypto';
 
 /**
  * Loads a CommonJS package with `require`, not `import`. Node 20's ESM loader reads a CJS file's
@@ -8,3 +9,10 @@ import { createRequire } from 'node:module';
  * `typeof import('pkg')`, so the compiler still checks every use.
  */
 export const requireCjs = createRequire(import.meta.url);
+
+/**
+ * node:crypto, loaded at its first use rather than with the module that uses it: an agent's start
+ * reaches several such modules before it spawns its CLI, and loading node:crypto there cost ~6 ms
+ * of that wait (guides/agent-runtime.md, Start-up).
+ */
+export const nodeCrypto = (): typeof Crypto => requireCjs('node:crypto') as typeof Crypto;

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { taskError, type Artifact, type TaskError } from './task.js';
+import { nodeCrypto } from '../require-cjs.js';
 
 /**
  * What a turn's text says besides the answer (issue 20 §4): fenced code blocks become their own
@@ -116,14 +116,14 @@ export function detectError(text: string): TaskError | null {
 /** The artifacts a turn's answer adds beside its `response` artifact: one per code block, one `files`. */
 export function derivedArtifacts(answer: string, transcript: string): Artifact[] {
   const out: Artifact[] = codeBlocks(answer).map((b) => ({
-    artifact_id: randomUUID(),
+    artifact_id: nodeCrypto().randomUUID(),
     name: 'code',
     parts: [{ type: 'text', text: b.code }],
     metadata: { language: b.language, derived_from: 'response' },
   }));
   const files = fileReports(`${transcript}\n${answer}`);
   if (files.length > 0)
-    out.push({ artifact_id: randomUUID(), name: 'files', parts: [{ type: 'data', data: { files } }], metadata: { derived_from: 'response' } });
+    out.push({ artifact_id: nodeCrypto().randomUUID(), name: 'files', parts: [{ type: 'data', data: { files } }], metadata: { derived_from: 'response' } });
   return out;
 }
 

@@ -84,6 +84,10 @@ export function plainAgentStart(argv: string[]): PlainStart | null {
 
 /** What the `run` or `start` command's action does (commands/agents.ts), without commander or the command tree. */
 export async function runPlainAgent(start: PlainStart): Promise<void> {
+  // The agent's start-up modules are read beside the command's, not after its checks: one wave of
+  // file reads instead of four before the CLI is spawned. Loading them runs nothing; an error
+  // surfaces where run-agent.ts imports them.
+  if (start.command === 'run') import('../runtime/start-agent.js').catch(() => undefined);
   const { runForeground, startBackground } = await import('./commands/run-agent.js');
   if (start.command === 'start') return startBackground(start.profile, [], start.flags, processIo());
   const code = await runForeground(start.profile, [], start.flags, processIo());

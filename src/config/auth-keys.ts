@@ -1,9 +1,9 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { SynapseError } from '../errors.js';
 import { envSetting } from './env-setting.js';
 import { synapseHome, type Env } from './paths.js';
+import { nodeCrypto } from '../require-cjs.js';
 
 /**
  * API keys, for the agent that checks them and for every `synapse` command and agent that sends
@@ -33,7 +33,7 @@ const KEY_FILE = 'api-key';
 
 /** A new random key: `synapse_` and 32 random bytes, base64url. */
 export function generateApiKey(): string {
-  return `synapse_${crypto.randomBytes(32).toString('base64url')}`;
+  return `synapse_${nodeCrypto().randomBytes(32).toString('base64url')}`;
 }
 
 /** The comma-separated keys of `SYNAPSE_API_KEYS`, blanks dropped. */
@@ -77,7 +77,7 @@ function ensureUserKey(env: Env): string {
   if (existing) return existing;
   const file = userKeyFile(env);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}`;
+  const tmp = `${file}.${process.pid}.${nodeCrypto().randomBytes(4).toString('hex')}`;
   fs.writeFileSync(tmp, `${generateApiKey()}\n`, { mode: 0o600, flag: 'wx' });
   try {
     fs.linkSync(tmp, file);

@@ -1,4 +1,4 @@
-import http from 'node:http';
+import type http from 'node:http';
 import type https from 'node:https';
 import { SynapseError } from '../errors.js';
 import type { ServerTls } from '../config/tls.js';
@@ -6,6 +6,9 @@ import type { Env } from '../config/paths.js';
 import type { Profile } from '../profiles/types.js';
 import type { FileRegistry } from '../registry/registry.js';
 import { portRangeSetting } from '../config/env-setting.js';
+// node:http is loaded by the claim, not with this module: a command that shares its chunk (the
+// bundle's agent-start.js, scripts/bundle.mjs) but starts no agent does not pay for it.
+import { requireCjs } from '../require-cjs.js';
 
 const STARTING_BODY = JSON.stringify({ error: { code: 'agent_not_ready', message: 'the agent is starting' } });
 
@@ -53,7 +56,7 @@ export async function claimPort(opts: {
   type: string;
   tls?: ServerTls | null;
 }): Promise<PortClaim> {
-  const server = opts.tls ? await httpsServer(opts.tls) : http.createServer(startingListener);
+  const server = opts.tls ? await httpsServer(opts.tls) : (requireCjs('node:http') as typeof http).createServer(startingListener);
   const claim = (port: number): PortClaim => ({ server, port, attached: () => server.off('request', startingListener) });
   if (opts.port !== undefined) {
     if (await tryListen(server, opts.port, opts.host)) return claim(opts.port);

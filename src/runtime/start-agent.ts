@@ -18,8 +18,10 @@ const HEADLESS_SIZE = { cols: 120, rows: 40 };
 
 /**
  * In the foreground the agent waits this long at most for the CLI's first output before it loads
- * Fastify and builds the HTTP face (Fastify alone blocks the event loop for 100-240 ms on a busy
- * 2-core machine): the CLI's first screen reaches the person at once instead of after that block.
+ * anything heavy (xterm, pino, better-sqlite3, Fastify: each load blocks the event loop for
+ * 10-240 ms on a busy 2-core machine, and takes the CPU the CLI starts on): the CLI's first screen
+ * reaches the person at once instead of after those blocks. Its output meanwhile is held for the
+ * screen (early-cli.ts), so the emulator still sees every byte, in order.
  */
 const FIRST_OUTPUT_WAIT_MS = 250;
 
@@ -36,12 +38,10 @@ async function firstOutputOf(cli: EarlyCli, ms: number): Promise<void> {
  * Loads what the rest of the agent needs (heavy-modules.ts). Loading a module blocks the event
  * loop, so they are loaded one at a time with a turn of the loop between them: the CLI's output
  * reaches the person's terminal (and keys reach the CLI) between two of them, not only once all are in.
- * `beforeLast` runs before the last one (Fastify, the longest block).
  */
-async function loadInSlices(beforeLast: () => Promise<void>): Promise<void> {
+async function loadInSlices(): Promise<void> {
   const { HEAVY_MODULES } = await import('./heavy-modules.js');
-  for (const [i, load] of HEAVY_MODULES.entries()) {
-    if (i === HEAVY_MODULES.length - 1) await beforeLast();
+  for (const load of HEAVY_MODULES) {
     load();
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -114,9 +114,9 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const user = opts.headless ? null : new UserTerminal(cli.terminal, opts.profile, clock);
   user?.start();
   try {
-    await loadInSlices(async () => {
-      if (user) await firstOutputOf(cli, FIRST_OUTPUT_WAIT_MS);
-    });
+    // In the foreground nothing heavy is even read before the CLI's first screen is on the person's terminal.
+    if (user) await firstOutputOf(cli, FIRST_OUTPUT_WAIT_MS);
+    await loadInSlices();
     const { composeAgent } = await import('./agent.js');
     const commandLine = [opts.profile.command, ...args].join(' ');
     return await composeAgent(opts, { identity, settings, claim, host, registry, clock, cli, commandLine, droppedEnv, droppedArgs, size, user });

@@ -1,5 +1,4 @@
 import { redactDeep, secretRedactor, type Redactor } from '../redact.js';
-import { createHmac, randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import { transportFor, type PeerTls } from '../a2a/peer-tls.js';
 import type { Task } from '../agent-api/task.js';
@@ -9,6 +8,7 @@ import type { Env } from '../config/paths.js';
 import { redactUrl, webhookEventFor, type WebhookEvent, type WebhookStore, type WebhookTarget } from '../store/webhooks.js';
 import { VERSION } from '../version.js';
 import { systemClock, type Clock } from '../clock.js';
+import { nodeCrypto } from '../require-cjs.js';
 
 /** Waits before retry 1, 2, 3; further retries keep doubling the last one. */
 const DEFAULT_BACKOFF_MS: readonly number[] = [1000, 2000, 4000];
@@ -51,7 +51,7 @@ interface Delivery {
 
 /** `SYNAPSE_WEBHOOK_SECRET` signs for every webhook that has no secret of its own. */
 function signatureFor(body: Buffer | string, secret: string): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+  return `sha256=${nodeCrypto().createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
 /** `SYNAPSE_WEBHOOK_TIMEOUT` (seconds, fractions allowed) and `SYNAPSE_WEBHOOK_MAX_RETRIES`. */
@@ -119,7 +119,7 @@ export class WebhookDispatcher {
     }
     const deliveries: Delivery[] = [];
     for (const target of targets) {
-      const id = randomUUID();
+      const id = nodeCrypto().randomUUID();
       const timestamp = new Date(this.clock.now()).toISOString();
       // The original's body: {event, event_id, timestamp, data: {task_id, error?}}, plus the task.
       const body = Buffer.from(JSON.stringify(redactDeep(webhookPayload(event, id, timestamp, task, this.agentId), this.redact)));

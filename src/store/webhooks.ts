@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { TaskState } from '../agent-api/task.js';
 import { SynapseError } from '../errors.js';
 import { pickByPrefix } from './prefix.js';
 import type { Db } from './sqlite.js';
 import { WebhookOutbox, type OutboxEntry } from './webhook-outbox.js';
 import { iso, systemClock, type Clock } from '../clock.js';
+import { nodeCrypto } from '../require-cjs.js';
 
 /** The task events a webhook can subscribe to, one per state a caller may want to act on. */
 export const WEBHOOK_EVENTS = ['task.completed', 'task.failed', 'task.canceled', 'task.input_required'] as const;
@@ -195,7 +195,7 @@ export class WebhookStore {
             `this agent has ${count} webhooks already (limit ${this.max}, SYNAPSE_MAX_WEBHOOKS): delete one first (DELETE /webhooks/<id>), or register the URL of one it has`,
             { count, limit: this.max },
           );
-        const id = randomUUID();
+        const id = nodeCrypto().randomUUID();
         this.stmts.insert.run(id, url, JSON.stringify(events), secret, now, now);
         return { webhook: toPublic(this.stmts.byId.get(id) as WebhookRow), created: true };
       })

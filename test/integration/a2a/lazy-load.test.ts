@@ -178,7 +178,7 @@ describe('a plain command', () => {
     },
   );
 
-  it('`synapse echo` in a terminal (the fast path of a plain agent start) loads neither commander nor the command tree', async () => {
+  it('`synapse echo` in a terminal (the fast path of a plain agent start) loads neither commander nor the command tree, and before the spawn nothing heavy', async () => {
     const dir = fs.mkdtempSync(path.join(t.home, 'trace-'));
     const port = await agentPort();
     const tracer = pathToFileURL(path.join(ROOT, 'test/support/module-trace.mjs')).href;
@@ -199,6 +199,13 @@ describe('a plain command', () => {
       const modules = loaded(dir, term.pid);
       expect(modules.some((p) => p.endsWith('/dist/bundle/agent.js'))).toBe(true);
       expect(modules.filter((p) => /\/commander\/|\/dist\/bundle\/program\.js$/.test(p))).toEqual([]);
+      // Before the CLI is spawned (node-pty loads for the spawn): the agent-start chunk, and
+      // neither the heavy modules, the agent itself, nor node:crypto (guides/agent-runtime.md, Start-up).
+      const spawnAt = modules.findIndex((p) => p.includes('/node_modules/node-pty/'));
+      expect(spawnAt).toBeGreaterThan(0);
+      const beforeSpawn = modules.slice(0, spawnAt);
+      expect(beforeSpawn.some((p) => p.endsWith('/dist/bundle/agent-start.js'))).toBe(true);
+      expect(beforeSpawn.filter((p) => /\/dist\/bundle\/(vendor-[a-z]+|agent|heavy-modules)\.js$|\/better-sqlite3\/|^node:crypto$/.test(p))).toEqual([]);
       term.kill('SIGTERM');
       await exited;
     } finally {

@@ -37,6 +37,9 @@ describe('foreground: synapse echo in a real terminal', () => {
       const entry = JSON.parse(fs.readFileSync(path.join(t.env.SYNAPSE_REGISTRY_DIR!, `synapse-echo-${port}.json`), 'utf8'));
       expect(entry.headless).toBe(false);
       expect((await getJson(`${endpoint}/screen`)).body.cols).toBe(100);
+      // The CLI's first screen was drawn before the agent loaded its terminal emulator (it waits for
+      // that output first): the held bytes still reached the emulator.
+      expect(((await getJson(`${endpoint}/screen`)).body.lines as string[]).join('\n')).toContain('Echo agent — built into Synapse.');
 
       term.write('typed by the user\r');
       await waitFor(() => output().includes('ECHO: typed by the user'), 5000, 'the echo of typed input');
