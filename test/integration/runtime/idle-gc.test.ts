@@ -7,7 +7,7 @@ const t = tempHome();
 afterEach(cleanupAll);
 afterAll(() => t.cleanup());
 
-const LOGGED = /idle after work: full GC, heap [\d.]+ -> [\d.]+ MiB, RSS [\d.]+ -> [\d.]+ MiB/;
+const LOGGED = /idle after work: full GC, heap used [\d.]+ -> [\d.]+ MiB of [\d.]+, RSS [\d.]+ MiB/;
 
 describe('the idle collection', () => {
   it('runs once a task has finished and the agent stayed without one for SYNAPSE_IDLE_GC_MS', async () => {
