@@ -85,6 +85,22 @@ function usageOf(v: unknown): TokenUsage | null {
   return { ...countsOf(u), records: count(u.records), by_model: byModel };
 }
 
+/** The row of an entry, as both backends store it (without SQLite's `seq`): receipt, metadata and usage as JSON text; the inverse of rowToEntry. */
+export function entryToRow(e: HistoryEntry): Omit<HistoryRow, 'seq'> {
+  const u = e.usage;
+  const { usage: _usage, host: _host, ...rest } = e;
+  return {
+    ...rest,
+    receipt: JSON.stringify(e.receipt),
+    metadata: JSON.stringify(e.metadata),
+    input_tokens: u?.input_tokens ?? null,
+    output_tokens: u?.output_tokens ?? null,
+    cache_read_tokens: u?.cache_read_tokens ?? null,
+    cache_write_tokens: u?.cache_write_tokens ?? null,
+    usage: u ? JSON.stringify({ records: u.records, by_model: u.by_model }) : null,
+  };
+}
+
 export function rowToEntry(row: HistoryRow): HistoryEntry {
   const { seq: _seq, receipt, metadata, status, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, usage, ...rest } = row;
   const detail = usage === null ? null : parseJson<Record<string, unknown>>(usage, {});

@@ -1,5 +1,6 @@
 import type { PgMigration } from './pg-db.js';
-import type { HistoryEntry, HistoryRow } from './history-schema.js';
+import { entryToRow } from './history-entry.js';
+import { HISTORY_COLUMNS, type HistoryEntry, type HistoryRow } from './history-schema.js';
 
 /**
  * The history table in PostgreSQL (migration component `history`): the SQLite columns (schema v2,
@@ -56,54 +57,9 @@ export const HISTORY_PG_MIGRATIONS: PgMigration[] = [
 ];
 
 /** The columns a write sets, in order. */
-export const PG_COLUMNS = [
-  'task_id',
-  'agent_id',
-  'agent_name',
-  'agent_type',
-  'working_dir',
-  'host',
-  'sender_id',
-  'sender_name',
-  'sender_type',
-  'input',
-  'output',
-  'status',
-  'status_message',
-  'priority',
-  'context_id',
-  'reply_source',
-  'in_reply_to',
-  'receipt',
-  'metadata',
-  'created_at',
-  'finished_at',
-  'duration_ms',
-  'turn_ms',
-  'input_tokens',
-  'output_tokens',
-  'cache_read_tokens',
-  'cache_write_tokens',
-  'usage',
-] as const;
+export const PG_COLUMNS = [...HISTORY_COLUMNS, 'host', 'in_reply_to'] as const;
 
 export type PgHistoryRow = HistoryRow & { host: string; in_reply_to: string | null };
-
-/** The portable row of an entry (the SQLite row without `seq`): receipt, metadata and usage as JSON text. */
-function portableRow(e: HistoryEntry): Omit<HistoryRow, 'seq'> {
-  const u = e.usage;
-  const { usage: _usage, host: _host, ...rest } = e;
-  return {
-    ...rest,
-    receipt: JSON.stringify(e.receipt),
-    metadata: JSON.stringify(e.metadata),
-    input_tokens: u?.input_tokens ?? null,
-    output_tokens: u?.output_tokens ?? null,
-    cache_read_tokens: u?.cache_read_tokens ?? null,
-    cache_write_tokens: u?.cache_write_tokens ?? null,
-    usage: u ? JSON.stringify({ records: u.records, by_model: u.by_model }) : null,
-  };
-}
 
 /** What PostgreSQL stores of a portable row: plus the host and the `in_reply_to` its metadata names. */
 export function pgRow(row: Omit<HistoryRow, 'seq'>, host: string): Record<(typeof PG_COLUMNS)[number], unknown> {
@@ -117,4 +73,4 @@ export function pgRow(row: Omit<HistoryRow, 'seq'>, host: string): Record<(typeo
   return { ...row, host, in_reply_to: inReplyTo };
 }
 
-export const storedRow = (e: HistoryEntry, host: string) => pgRow(portableRow(e), host);
+export const storedRow = (e: HistoryEntry, host: string) => pgRow(entryToRow(e), host);

@@ -1,13 +1,13 @@
 import type { Task } from '../agent-api/task.js';
 import type { Env } from '../config/paths.js';
-import { iso, systemClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { isRecordable } from './history-entry.js';
 import { historyDbPath, type HistoryAgent } from './history-schema.js';
 import { HistoryStore, historyEnabled } from './history.js';
 import { storeTarget } from './store-url.js';
 import type { HistoryHealth } from './history-api.js';
 import { AsyncHistoryWriter } from './history-writer.js';
-import { enqueueFinished } from './history-rules.js';
+import { HistoryBacklog } from './history-backlog.js';
 
 /** Finished tasks kept in memory while the history database cannot be written; older ones beyond are dropped. */
 const HISTORY_BACKLOG = 50;
@@ -15,11 +15,6 @@ const HISTORY_BACKLOG = 50;
 const RETRY_MS = 2000;
 
 export type { HistoryHealth } from './history-api.js';
-
-interface Pending {
-  task: Task;
-  agent: HistoryAgent;
-}
 
 /** What an SQLite failure means for the user, in a few words. */
 function describe(err: unknown): string {
@@ -41,9 +36,7 @@ export class HistoryRecorder {
   private store: HistoryStore | null = null;
   private readonly enabled: boolean;
   private readonly clock: Clock;
-  private readonly backlog: Pending[] = [];
-  private dropped = 0;
-  private failing: { error: string; since: string } | null = null;
+  private readonly backlog: HistoryBacklog;
   private retry: NodeJS.Timeout | null = null;
 
   constructor(
@@ -52,19 +45,21 @@ export class HistoryRecorder {
   ) {
     this.enabled = historyEnabled(env);
     this.clock = options.clock ?? systemClock;
+    this.backlog = new HistoryBacklog({ max: options.backlog ?? HISTORY_BACKLOG, location: historyDbPath(env), log: options.log, warn: options.warn });
   }
 
   /** Records `task` when it is finished and worth keeping; true when it (and everything before it) was written. */
   record(task: Task, agent: HistoryAgent): boolean {
     if (!this.enabled || !isRecordable(task)) return false;
-    this.dropped += enqueueFinished(this.backlog, { task, agent }, this.options.backlog ?? HISTORY_BACKLOG);
+    this.backlog.add(task, agent);
     return this.flush();
   }
 
   /** Writes what waits, oldest first; true when nothing waits any more. */
   flush(): boolean {
-    while (this.backlog.length > 0) {
-      const next = this.backlog[0]!;
+    const waiting = this.backlog.items;
+    while (waiting.length > 0) {
+      const next = waiting[0]!;
       try {
         this.store ??= HistoryStore.open(this.env, this.options.clock ? { clock: this.options.clock } : {});
         this.store.record(next.task, next.agent);
@@ -72,30 +67,22 @@ export class HistoryRecorder {
         this.failed(err);
         return false;
       }
-      this.backlog.shift();
+      waiting.shift();
     }
     this.recovered();
     return true;
   }
 
   health(): HistoryHealth {
-    return {
-      ok: this.failing === null,
-      backlog: this.backlog.length,
-      dropped: this.dropped,
-      error: this.failing?.error ?? null,
-      since: this.failing?.since ?? null,
-    };
+    return this.backlog.health();
   }
 
   /** Tries a last time to write what waits, then closes; what still waits is named in the log. */
   close(): void {
     if (this.retry) this.clock.clearTimeout(this.retry);
     this.retry = null;
-    if (this.backlog.length > 0 && !this.flush()) {
-      this.options.warn?.(
-        `history: ${this.backlog.length} finished task(s) not recorded in ${historyDbPath(this.env)}: ${this.failing?.error ?? 'unknown error'}`,
-      );
+    if (this.backlog.items.length > 0 && !this.flush()) {
+      this.options.warn?.(this.backlog.notWritten('unknown error'));
       if (this.retry) this.clock.clearTimeout(this.retry);
       this.retry = null;
     }
@@ -105,14 +92,7 @@ export class HistoryRecorder {
   private failed(err: unknown): void {
     // A handle that hit a full disk or a broken file is not trusted again: reopen on the retry.
     this.closeStore();
-    if (!this.failing) {
-      this.failing = { error: describe(err), since: iso(this.clock.now()) };
-      const max = this.options.backlog ?? HISTORY_BACKLOG;
-      (this.options.warn ?? this.options.log)?.(
-        `history: cannot record finished tasks in ${historyDbPath(this.env)}: ${this.failing.error}; ` +
-          `keeping up to ${max} in memory and trying again every ${Math.round((this.options.retryMs ?? RETRY_MS) / 1000)} s (tasks themselves are not affected)`,
-      );
-    }
+    this.backlog.failed(describe(err), this.clock.now(), `trying again every ${Math.round((this.options.retryMs ?? RETRY_MS) / 1000)} s`);
     if (!this.retry) {
       this.retry = this.clock.setTimeout(() => {
         this.retry = null;
@@ -125,11 +105,7 @@ export class HistoryRecorder {
   private recovered(): void {
     if (this.retry) this.clock.clearTimeout(this.retry);
     this.retry = null;
-    if (!this.failing) return;
-    this.options.log?.(
-      `history: writing works again (failing since ${this.failing.since}); backlog recorded${this.dropped > 0 ? `, ${this.dropped} older entries were dropped` : ''}`,
-    );
-    this.failing = null;
+    this.backlog.recovered();
   }
 
   private closeStore(): void {

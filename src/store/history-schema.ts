@@ -17,6 +17,36 @@ export function historyDbPath(env: Env): string {
  * several agents, so the key is the pair), the texts as columns for FTS5, receipt and metadata
  * as JSON, and an external-content FTS5 index over input and output kept in step by triggers.
  */
+/** The columns of a history row on every backend (SQLite adds its `seq`; PostgreSQL the host and `in_reply_to`). */
+export const HISTORY_COLUMNS = [
+  'task_id',
+  'agent_id',
+  'agent_name',
+  'agent_type',
+  'working_dir',
+  'sender_id',
+  'sender_name',
+  'sender_type',
+  'input',
+  'output',
+  'status',
+  'status_message',
+  'priority',
+  'context_id',
+  'reply_source',
+  'receipt',
+  'metadata',
+  'created_at',
+  'finished_at',
+  'duration_ms',
+  'turn_ms',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'usage',
+] as const;
+
 export const HISTORY_MIGRATIONS: Migration[] = [
   {
     version: 1,

@@ -1,20 +1,15 @@
 import type { Task } from '../agent-api/task.js';
-import { iso, systemClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import type { History, HistoryHealth } from './history-api.js';
+import { HistoryBacklog } from './history-backlog.js';
 import { isRecordable } from './history-entry.js';
 import type { HistoryAgent } from './history-schema.js';
-import { enqueueFinished } from './history-rules.js';
 
 /** Finished tasks kept in memory while the store cannot be written; older ones beyond are dropped. */
 const BACKLOG = 200;
 /** The first retry after a failed write; it doubles up to MAX_RETRY_MS. */
 const RETRY_MS = 1000;
 const MAX_RETRY_MS = 30_000;
-
-interface Pending {
-  task: Task;
-  agent: HistoryAgent;
-}
 
 export interface HistoryWriterOptions {
   /** Opens the store (once; again after a failure). */
@@ -38,9 +33,7 @@ export interface HistoryWriterOptions {
  */
 export class AsyncHistoryWriter {
   private history: History | null = null;
-  private readonly backlog: Pending[] = [];
-  private dropped = 0;
-  private failing: { error: string; since: string } | null = null;
+  private readonly backlog: HistoryBacklog;
   private retry: NodeJS.Timeout | null = null;
   private delay: number;
   private draining: Promise<boolean> | null = null;
@@ -50,12 +43,13 @@ export class AsyncHistoryWriter {
   constructor(private readonly o: HistoryWriterOptions) {
     this.clock = o.clock ?? systemClock;
     this.delay = o.retryMs ?? RETRY_MS;
+    this.backlog = new HistoryBacklog({ max: o.backlog ?? BACKLOG, location: o.location, log: o.log, warn: o.warn });
   }
 
   /** Queues `task` when it is finished and worth keeping; never waits, never throws. False: not written yet. */
   record(task: Task, agent: HistoryAgent): boolean {
     if (this.closed || !isRecordable(task)) return false;
-    this.dropped += enqueueFinished(this.backlog, { task, agent }, this.o.backlog ?? BACKLOG);
+    this.backlog.add(task, agent);
     if (!this.retry) void this.drain();
     return false;
   }
@@ -68,13 +62,7 @@ export class AsyncHistoryWriter {
   }
 
   health(): HistoryHealth {
-    return {
-      ok: this.failing === null,
-      backlog: this.backlog.length,
-      dropped: this.dropped,
-      error: this.failing?.error ?? null,
-      since: this.failing?.since ?? null,
-    };
+    return this.backlog.health();
   }
 
   /** Drains for at most `deadlineMs`, then closes; what still waits is named in the log. */
@@ -85,7 +73,7 @@ export class AsyncHistoryWriter {
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<false>((resolve) => (timer = this.clock.setTimeout(() => resolve(false), deadlineMs)));
     try {
-      while (this.backlog.length > 0 && this.clock.now() < end) {
+      while (this.backlog.items.length > 0 && this.clock.now() < end) {
         if (await Promise.race([this.drain(), expired])) break;
         // Failed: back off within the deadline, then try again.
         const wait = Math.min(this.delay, end - this.clock.now());
@@ -100,12 +88,7 @@ export class AsyncHistoryWriter {
     this.closed = true;
     if (this.retry) this.clock.clearTimeout(this.retry);
     this.retry = null;
-    if (this.backlog.length > 0) {
-      const ids = this.backlog.map((p) => p.task.id.slice(0, 8)).join(', ');
-      this.o.warn?.(
-        `history: ${this.backlog.length} finished task(s) not recorded in ${this.o.location} (${ids}): ${this.failing?.error ?? `not written within ${deadlineMs} ms`}`,
-      );
-    }
+    if (this.backlog.items.length > 0) this.o.warn?.(this.backlog.notWritten(`not written within ${deadlineMs} ms`));
     const h = this.history;
     this.history = null;
     // A close stuck on a dead connection must not hold the agent's exit.
@@ -118,8 +101,9 @@ export class AsyncHistoryWriter {
   }
 
   private async writeAll(): Promise<boolean> {
-    while (this.backlog.length > 0) {
-      const next = this.backlog[0]!;
+    const waiting = this.backlog.items;
+    while (waiting.length > 0) {
+      const next = waiting[0]!;
       try {
         this.history ??= await this.o.open();
         await this.history.record(next.task, next.agent);
@@ -128,23 +112,15 @@ export class AsyncHistoryWriter {
         return false;
       }
       // Replaced meanwhile by a newer update of the task: that one (later in the queue) is written next.
-      const at = this.backlog.indexOf(next);
-      if (at >= 0) this.backlog.splice(at, 1);
+      const at = waiting.indexOf(next);
+      if (at >= 0) waiting.splice(at, 1);
     }
     this.recovered();
     return true;
   }
 
   private failed(err: unknown): void {
-    const message = (err as Error)?.message ?? String(err);
-    if (!this.failing) {
-      this.failing = { error: message, since: iso(this.clock.now()) };
-      (this.o.warn ?? this.o.log)?.(
-        `history: cannot record finished tasks in ${this.o.location}: ${message}; keeping up to ${this.o.backlog ?? BACKLOG} in memory and trying again with backoff (tasks themselves are not affected)`,
-      );
-    } else {
-      this.failing.error = message;
-    }
+    this.backlog.failed((err as Error)?.message ?? String(err), this.clock.now(), 'trying again with backoff');
     if (this.closed || this.retry) return;
     this.retry = this.clock.setTimeout(() => {
       this.retry = null;
@@ -156,10 +132,6 @@ export class AsyncHistoryWriter {
 
   private recovered(): void {
     this.delay = this.o.retryMs ?? RETRY_MS;
-    if (!this.failing) return;
-    this.o.log?.(
-      `history: writing to ${this.o.location} works again (failing since ${this.failing.since}); backlog recorded${this.dropped > 0 ? `, ${this.dropped} older entries were dropped` : ''}`,
-    );
-    this.failing = null;
+    this.backlog.recovered();
   }
 }

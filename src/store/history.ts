@@ -5,7 +5,7 @@ import type { Task } from '../agent-api/task.js';
 import type { Env } from '../config/paths.js';
 import { SynapseError } from '../errors.js';
 import { systemClock, type Clock } from '../clock.js';
-import { entryFromTask, rowToEntry } from './history-entry.js';
+import { entryFromTask, entryToRow, rowToEntry } from './history-entry.js';
 import {
   HISTORY_MIGRATIONS,
   historyDbPath,
@@ -77,17 +77,7 @@ export class HistoryStore {
   /** Adds or refreshes the entry of a finished task (a later explicit reply replaces the answer). */
   record(task: Task, agent: HistoryAgent): HistoryEntry {
     const e = redactDeep(entryFromTask(task, agent), this.redact);
-    const u = e.usage;
-    const row = {
-      ...e,
-      receipt: JSON.stringify(e.receipt),
-      metadata: JSON.stringify(e.metadata),
-      input_tokens: u?.input_tokens ?? null,
-      output_tokens: u?.output_tokens ?? null,
-      cache_read_tokens: u?.cache_read_tokens ?? null,
-      cache_write_tokens: u?.cache_write_tokens ?? null,
-      usage: u ? JSON.stringify({ records: u.records, by_model: u.by_model }) : null,
-    };
+    const row = entryToRow(e);
     this.store.run((db) =>
       db
         .prepare(

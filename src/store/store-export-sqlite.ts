@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Env } from '../config/paths.js';
 import { BOARD_MIGRATIONS } from './board-schema.js';
 import { FILE_SAFETY_MIGRATIONS } from './file-safety-schema.js';
-import { HISTORY_MIGRATIONS, historyDbPath } from './history-schema.js';
+import { HISTORY_COLUMNS, HISTORY_MIGRATIONS, historyDbPath } from './history-schema.js';
 import { projectKey } from '../registry/project.js';
 import { normalizeDirPath } from './file-paths.js';
 import { MEMORY_MIGRATIONS } from './memory-schema.js';
@@ -34,46 +34,25 @@ interface SqliteTable {
   insert: string;
 }
 
+/** The three statements of one stored table: read all (in `order`), find by its portable key, insert. */
+function sqliteTable(file: SqliteTable['file'], table: string, columns: readonly string[], key: readonly string[], order = ''): SqliteTable {
+  const list = columns.join(', ');
+  return {
+    file,
+    select: `SELECT ${list} FROM ${table}${order ? ` ORDER BY ${order}` : ''}`,
+    find: `SELECT ${list} FROM ${table} WHERE ${key.map((k) => `${k} = ?`).join(' AND ')}`,
+    insert: `INSERT INTO ${table} (${list}) VALUES (${columns.map(() => '?').join(', ')})`,
+  };
+}
+
 const SQL: Record<TableName, SqliteTable> = {
-  board_tasks: {
-    file: 'board',
-    select: `SELECT ${Object.keys(TABLES.board_tasks.properties).join(', ')} FROM tasks`,
-    find: `SELECT ${Object.keys(TABLES.board_tasks.properties).join(', ')} FROM tasks WHERE id = ?`,
-    insert: `INSERT INTO tasks (${Object.keys(TABLES.board_tasks.properties).join(', ')}) VALUES (${Object.keys(TABLES.board_tasks.properties)
-      .map(() => '?')
-      .join(', ')})`,
-  },
-  board_task_deps: {
-    file: 'board',
-    select: `SELECT task_id, blocked_by FROM task_deps`,
-    find: `SELECT task_id, blocked_by FROM task_deps WHERE task_id = ? AND blocked_by = ?`,
-    insert: `INSERT INTO task_deps (task_id, blocked_by) VALUES (?, ?)`,
-  },
-  memory_notes: {
-    file: 'memory',
-    select: `SELECT id, key, content, tags, author, created_at, updated_at FROM memories`,
-    find: `SELECT id, key, content, tags, author, created_at, updated_at FROM memories WHERE key = ?`,
-    insert: `INSERT INTO memories (id, key, content, tags, author, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  },
-  file_locks: {
-    file: 'files',
-    select: `SELECT path, kind, agent_id, pid, intent, locked_at, expires_at FROM locks`,
-    find: `SELECT path, kind, agent_id, pid, intent, locked_at, expires_at FROM locks WHERE path = ?`,
-    insert: `INSERT INTO locks (path, kind, agent_id, pid, intent, locked_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  },
-  file_changes: {
-    file: 'files',
-    select: `SELECT id, path, agent_id, change_type, intent, task_id, recorded_at FROM changes`,
-    find: `SELECT id, path, agent_id, change_type, intent, task_id, recorded_at FROM changes WHERE id = ?`,
-    insert: `INSERT INTO changes (id, path, agent_id, change_type, intent, task_id, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  },
+  board_tasks: sqliteTable('board', 'tasks', Object.keys(TABLES.board_tasks.properties), ['id']),
+  board_task_deps: sqliteTable('board', 'task_deps', ['task_id', 'blocked_by'], ['task_id', 'blocked_by']),
+  memory_notes: sqliteTable('memory', 'memories', ['id', 'key', 'content', 'tags', 'author', 'created_at', 'updated_at'], ['key']),
+  file_locks: sqliteTable('files', 'locks', ['path', 'kind', 'agent_id', 'pid', 'intent', 'locked_at', 'expires_at'], ['path']),
+  file_changes: sqliteTable('files', 'changes', ['id', 'path', 'agent_id', 'change_type', 'intent', 'task_id', 'recorded_at'], ['id']),
   // The user's history file holds every project's tasks: an export takes this project's (see exportSqlite).
-  history: {
-    file: 'history',
-    select: `SELECT task_id, agent_id, agent_name, agent_type, working_dir, sender_id, sender_name, sender_type, input, output, status, status_message, priority, context_id, reply_source, receipt, metadata, created_at, finished_at, duration_ms, turn_ms, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, usage FROM history ORDER BY finished_at, seq`,
-    find: `SELECT task_id, agent_id, agent_name, agent_type, working_dir, sender_id, sender_name, sender_type, input, output, status, status_message, priority, context_id, reply_source, receipt, metadata, created_at, finished_at, duration_ms, turn_ms, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, usage FROM history WHERE task_id = ? AND agent_id = ?`,
-    insert: `INSERT INTO history (task_id, agent_id, agent_name, agent_type, working_dir, sender_id, sender_name, sender_type, input, output, status, status_message, priority, context_id, reply_source, receipt, metadata, created_at, finished_at, duration_ms, turn_ms, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, usage) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  },
+  history: sqliteTable('history', 'history', HISTORY_COLUMNS, ['task_id', 'agent_id'], 'finished_at, seq'),
 };
 
 function files(projectDir: string, env: Env): Record<SqliteTable['file'], { file: string; migrations: Migration[] }> {

@@ -330,7 +330,7 @@ describe('faults', () => {
         fs.rmSync(filler);
         await waitFor(async () => (await getJson(`${a.endpoint}/status`)).body.history.ok === true, 15_000, 'the history to be writable again');
         expect((await getJson(`${a.endpoint}/status`)).body.history).toMatchObject({ ok: true, backlog: 0, dropped: 0, error: null });
-        expect(logLines(a.output()).some((l) => l.msg.startsWith('history: writing works again'))).toBe(true);
+        expect(logLines(a.output()).some((l) => /^history: writing to .*history\.db works again/.test(l.msg))).toBe(true);
         const listed = JSON.parse((await runCli(['history', 'list', '--json'], { env })).stdout) as Array<{ task_id: string; input: string }>;
         for (const id of ids) expect(listed.filter((e) => e.task_id === id)).toHaveLength(1);
         expect(listed).toHaveLength(4);

@@ -1,11 +1,8 @@
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clockFrom } from '../../../src/clock.js';
 import { openBoard, type BoardStore } from '../../../src/store/board-store.js';
-import type { StoreTarget } from '../../../src/store/store-url.js';
-import { emptyTables, freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
+import { postgresContract, sqliteContract, postgresUnavailable } from '../../support/pg-db.js';
 
 /**
  * The store contract for the task board (issue 22): the same cases, through the same
@@ -15,58 +12,7 @@ import { emptyTables, freshDatabase, postgresUnavailable } from '../../support/p
  */
 
 const unavailable = postgresUnavailable();
-
-interface Backend {
-  name: 'sqlite' | 'postgres';
-  skip: string;
-  setup(): Promise<void>;
-  /** An empty board for one test. */
-  reset(): Promise<void>;
-  target(): StoreTarget;
-  dir(): string;
-  teardown(): Promise<void>;
-}
-
-function sqliteBackend(): Backend {
-  let dir = '';
-  return {
-    name: 'sqlite',
-    skip: '',
-    async setup() {},
-    async reset() {
-      if (dir) fs.rmSync(dir, { recursive: true, force: true });
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'board-contract-'));
-    },
-    target: () => ({ backend: 'sqlite' }),
-    dir: () => dir,
-    async teardown() {
-      if (dir) fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-function postgresBackend(): Backend {
-  let db: { url: string; drop: () => Promise<void> } | null = null;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'board-contract-pg-'));
-  return {
-    name: 'postgres',
-    skip: unavailable,
-    async setup() {
-      db = await freshDatabase('synapse_contract');
-    },
-    async reset() {
-      await emptyTables(db!.url, ['board_tasks'], 'CASCADE');
-    },
-    target: () => ({ backend: 'postgres', url: db!.url, shown: db!.url.replace(/:[^:@/]+@/, ':***@') }),
-    dir: () => dir,
-    async teardown() {
-      await db?.drop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-const backends = [sqliteBackend(), postgresBackend()];
+const backends = [sqliteContract('board'), postgresContract('board', 'synapse_contract', ['board_tasks'], 'CASCADE')];
 
 for (const backend of backends) {
   describe.skipIf(backend.skip !== '')(`task board contract on ${backend.name}${backend.skip ? ` (SKIPPED: ${backend.skip})` : ''}`, () => {

@@ -4,50 +4,11 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clockFrom } from '../../../src/clock.js';
 import { openFileSafety, type FileSafety } from '../../../src/store/file-safety-store.js';
-import type { StoreTarget } from '../../../src/store/store-url.js';
-import { emptyTables, freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
+import { postgresContract, sqliteContract } from '../../support/pg-db.js';
 
 /** The file-safety contract (issue 22): locks and change records, the same cases on SQLite and PostgreSQL. */
 
-const unavailable = postgresUnavailable();
-
-interface Backend {
-  name: 'sqlite' | 'postgres';
-  skip: string;
-  setup(): Promise<void>;
-  reset(): Promise<void>;
-  target(): StoreTarget;
-  teardown(): Promise<void>;
-}
-
-const sqlite = (): Backend => ({
-  name: 'sqlite',
-  skip: '',
-  async setup() {},
-  async reset() {},
-  target: () => ({ backend: 'sqlite' }),
-  async teardown() {},
-});
-
-const postgres = (): Backend => {
-  let db: { url: string; drop: () => Promise<void> } | null = null;
-  return {
-    name: 'postgres',
-    skip: unavailable,
-    async setup() {
-      db = await freshDatabase('synapse_fs');
-    },
-    async reset() {
-      await emptyTables(db!.url, ['file_locks', 'file_changes'], 'RESTART IDENTITY');
-    },
-    target: () => ({ backend: 'postgres', url: db!.url, shown: '' }),
-    async teardown() {
-      await db?.drop();
-    },
-  };
-};
-
-for (const backend of [sqlite(), postgres()]) {
+for (const backend of [sqliteContract('file-safety'), postgresContract('file-safety', 'synapse_fs', ['file_locks', 'file_changes'], 'RESTART IDENTITY')]) {
   describe.skipIf(backend.skip !== '')(`file-safety contract on ${backend.name}${backend.skip ? ` (SKIPPED: ${backend.skip})` : ''}`, () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     let dir = '';

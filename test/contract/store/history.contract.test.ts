@@ -1,17 +1,12 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Task, TaskState } from '../../../src/agent-api/task.js';
 import { clockFrom } from '../../../src/clock.js';
 import { openHistory, type History } from '../../../src/store/history-open.js';
 import type { HistoryAgent } from '../../../src/store/history-schema.js';
-import type { StoreTarget } from '../../../src/store/store-url.js';
-import { emptyTables, freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
+import { postgresContract, sqliteContract } from '../../support/pg-db.js';
 
 /** The history contract (issue 22): the same cases on SQLite (the user's file, FTS5) and PostgreSQL (the team's table, tsvector). */
-
-const unavailable = postgresUnavailable();
 
 const alice: HistoryAgent = { agent_id: 'synapse-claude-8100', name: 'alice', agent_type: 'claude', working_dir: '/work/p' };
 const bob: HistoryAgent = { agent_id: 'synapse-codex-8120', name: 'bob', agent_type: 'codex', working_dir: '/work/q' };
@@ -36,60 +31,17 @@ function finished(state: TaskState, o: { id?: string; input?: string; output?: s
   };
 }
 
-interface Backend {
-  name: 'sqlite' | 'postgres';
-  skip: string;
-  setup(): Promise<void>;
-  reset(): Promise<void>;
-  target(): StoreTarget;
-  env(): Record<string, string>;
-  teardown(): Promise<void>;
-}
-
-const sqlite = (): Backend => {
-  let dir = '';
-  return {
-    name: 'sqlite',
-    skip: '',
-    async setup() {},
-    async reset() {
-      if (dir) fs.rmSync(dir, { recursive: true, force: true });
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'history-contract-'));
-    },
-    target: () => ({ backend: 'sqlite' }),
-    env: () => ({ HOME: dir, SYNAPSE_HOME: path.join(dir, '.synapse') }),
-    async teardown() {
-      if (dir) fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-};
-
-const postgres = (): Backend => {
-  let db: { url: string; drop: () => Promise<void> } | null = null;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'history-contract-pg-'));
-  return {
-    name: 'postgres',
-    skip: unavailable,
-    async setup() {
-      db = await freshDatabase('synapse_history');
-    },
-    async reset() {
-      await emptyTables(db!.url, ['history'], 'RESTART IDENTITY');
-    },
-    target: () => ({ backend: 'postgres', url: db!.url, shown: '' }),
-    env: () => ({ HOME: dir, SYNAPSE_HOME: path.join(dir, '.synapse') }),
-    async teardown() {
-      await db?.drop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-};
-
-for (const backend of [sqlite(), postgres()]) {
+for (const backend of [sqliteContract('history'), postgresContract('history', 'synapse_history', ['history'], 'RESTART IDENTITY')]) {
   describe.skipIf(backend.skip !== '')(`history contract on ${backend.name}${backend.skip ? ` (SKIPPED: ${backend.skip})` : ''}`, () => {
     let now = Date.parse('2026-04-01T00:00:00Z');
     let history: History;
-    const open = () => openHistory('/nonexistent/project', { env: backend.env(), clock: clockFrom(() => now), target: backend.target(), host: 'host-a' });
+    const open = () =>
+      openHistory('/nonexistent/project', {
+        env: { HOME: backend.dir(), SYNAPSE_HOME: path.join(backend.dir(), '.synapse') },
+        clock: clockFrom(() => now),
+        target: backend.target(),
+        host: 'host-a',
+      });
 
     beforeAll(() => backend.setup());
     afterAll(() => backend.teardown());

@@ -1,67 +1,12 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clockFrom } from '../../../src/clock.js';
 import { secretRedactor } from '../../../src/redact.js';
 import { openMemory, type MemoryStore } from '../../../src/store/memory-store.js';
-import type { StoreTarget } from '../../../src/store/store-url.js';
-import { emptyTables, freshDatabase, postgresUnavailable } from '../../support/pg-db.js';
+import { postgresContract, sqliteContract } from '../../support/pg-db.js';
 
 /** The shared-memory contract (issue 22): the same cases on SQLite (FTS5) and PostgreSQL (tsvector). */
 
-const unavailable = postgresUnavailable();
-
-interface Backend {
-  name: 'sqlite' | 'postgres';
-  skip: string;
-  setup(): Promise<void>;
-  reset(): Promise<void>;
-  target(): StoreTarget;
-  dir(): string;
-  teardown(): Promise<void>;
-}
-
-const sqlite = (): Backend => {
-  let dir = '';
-  return {
-    name: 'sqlite',
-    skip: '',
-    async setup() {},
-    async reset() {
-      if (dir) fs.rmSync(dir, { recursive: true, force: true });
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memory-contract-'));
-    },
-    target: () => ({ backend: 'sqlite' }),
-    dir: () => dir,
-    async teardown() {
-      if (dir) fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-};
-
-const postgres = (): Backend => {
-  let db: { url: string; drop: () => Promise<void> } | null = null;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memory-contract-pg-'));
-  return {
-    name: 'postgres',
-    skip: unavailable,
-    async setup() {
-      db = await freshDatabase('synapse_memory');
-    },
-    async reset() {
-      await emptyTables(db!.url, ['memory_notes'], 'RESTART IDENTITY');
-    },
-    target: () => ({ backend: 'postgres', url: db!.url, shown: '' }),
-    dir: () => dir,
-    async teardown() {
-      await db?.drop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-};
-
-for (const backend of [sqlite(), postgres()]) {
+for (const backend of [sqliteContract('memory'), postgresContract('memory', 'synapse_memory', ['memory_notes'], 'RESTART IDENTITY')]) {
   describe.skipIf(backend.skip !== '')(`shared memory contract on ${backend.name}${backend.skip ? ` (SKIPPED: ${backend.skip})` : ''}`, () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     let memory: MemoryStore;
