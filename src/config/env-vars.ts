@@ -302,7 +302,7 @@ export const ENV_VARS = {
     max: 100000,
     unit: 'rows',
     description:
-      "Rows of the wrapped CLI's scrollback an agent keeps for status and replies (about 1.4 KiB a row); an answer read from the screen that is longer keeps its last rows.",
+      "Rows of the wrapped CLI's scrollback an agent keeps for status and replies, as text (the terminal emulator holds only the last 200 as cells); an answer read from the screen that is longer keeps its last rows.",
   },
   SYNAPSE_IDLE_GC_MS: {
     kind: 'number',

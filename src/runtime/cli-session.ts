@@ -39,7 +39,7 @@ export class CliSession {
 
   constructor(private readonly opts: CliSessionOptions) {
     const { profile, clock, size } = opts;
-    this.screen = new Screen(size.cols, size.rows, opts.scrollbackLines);
+    this.screen = new Screen(size.cols, size.rows, { scrollback: opts.scrollbackLines });
     this.terminal = opts.cli.terminal;
     this.tracker = new ScreenStatusTracker(
       profile,

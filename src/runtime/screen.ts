@@ -3,18 +3,19 @@ import { requireCjs } from '../require-cjs.js';
 
 const { Terminal } = requireCjs('@xterm/headless') as typeof Xterm;
 type HeadlessTerminal = InstanceType<typeof Terminal>;
-type Buffer = HeadlessTerminal['buffer']['active'];
 type Marker = NonNullable<ReturnType<HeadlessTerminal['registerMarker']>>;
 
-/** Rows kept above the viewport unless `SYNAPSE_SCROLLBACK_LINES` says otherwise (~1.4 KiB a row in xterm's buffers). */
+/** Rows kept above the viewport unless `SYNAPSE_SCROLLBACK_LINES` says otherwise (as text: ~0.1 KiB a row). */
 export const SCROLLBACK_LINES = 2000;
 
 /**
- * The scrollback rows as text, kept: a row that has scrolled above the viewport never changes
- * again (until a resize reflows the buffer or the buffer is switched), so each is rendered once.
- * `anchor` marks the first row not yet rendered; xterm moves it up as old rows are trimmed off
- * the top (or cleared), and that tells how many rendered rows are gone.
+ * Rows xterm itself keeps above the viewport, at most. A row that has scrolled above the viewport
+ * never changes again, so it is rendered to text once and the text is the scrollback readers see;
+ * xterm's cells for it (~1.4 KiB a row at 120 columns, 2.8 MiB for 2,000 rows) are not needed for
+ * long. Rows are rendered before xterm would trim them (`RENDER_AHEAD`).
  */
+const TERMINAL_SCROLLBACK = 200;
+
 /**
  * Where `allLines()` starts: the number of lines trimmed off the top of the scrollback so far, in
  * one `epoch` (a resize or a buffer switch starts a new one, as the rows are laid out anew). Two
@@ -32,17 +33,25 @@ export interface LinesAt {
   origin: LineOrigin;
 }
 
+/**
+ * The normal buffer's rows above the viewport, rendered as text, oldest first. `anchor` marks
+ * xterm's first row not yet rendered (xterm moves it up as it trims rows off the top); with no
+ * anchor, nothing has been rendered from the rows xterm holds now. The alternate buffer has no
+ * scrollback.
+ */
 interface History {
-  buffer: Buffer;
   rows: string[];
   wrapped: boolean[];
   anchor: Marker | null;
 }
 
-/**
- * The rendered screen: every byte from the PTY goes through a headless xterm, and everything
- * that reads the CLI (status rules, reply extraction) reads rendered lines from here.
- */
+export interface ScreenOptions {
+  /** Rows above the viewport readers see (`SYNAPSE_SCROLLBACK_LINES`). */
+  scrollback?: number;
+  /** Rows above the viewport xterm holds as cells (tests make it small). */
+  terminalScrollback?: number;
+}
+
 export class Screen {
   private readonly term: HeadlessTerminal;
   private pending = 0;
@@ -55,13 +64,35 @@ export class Screen {
    */
   lineFeeds = 0;
   private readonly listeners: Array<() => void> = [];
-  private history: History | null = null;
+  private readonly history: History = { rows: [], wrapped: [], anchor: null };
+  private readonly scrollback: number;
+  /** Rows not yet rendered at which they are rendered, well before xterm would trim them. */
+  private readonly renderAhead: number;
+  private activeType: 'normal' | 'alternate' = 'normal';
   private epoch = 0;
   private trimmedLines = 0;
 
-  constructor(cols: number, rows: number, scrollback = SCROLLBACK_LINES) {
-    this.term = new Terminal({ cols, rows, scrollback, allowProposedApi: true });
+  constructor(cols: number, rows: number, options: ScreenOptions = {}) {
+    this.scrollback = options.scrollback ?? SCROLLBACK_LINES;
+    const terminalScrollback = Math.min(this.scrollback, options.terminalScrollback ?? TERMINAL_SCROLLBACK);
+    this.renderAhead = Math.max(1, Math.floor(terminalScrollback / 2));
+    this.term = new Terminal({ cols, rows, scrollback: terminalScrollback, allowProposedApi: true });
     this.term.onLineFeed(() => this.lineFeeds++);
+    // Every row pushed above the viewport (a line feed, a wrap, an index) goes through here.
+    this.term.onScroll(() => {
+      const buf = this.term.buffer.active;
+      if (buf.type === 'normal' && buf.baseY - (this.history.anchor?.line ?? 0) >= this.renderAhead) this.renderHistory();
+    });
+    // ED3 clears xterm's scrollback; the rows rendered from it go too, counted as trimmed.
+    this.term.parser.registerCsiHandler({ final: 'J' }, (params) => {
+      if (params[0] === 3 && this.term.buffer.active.type === 'normal') this.clearHistory();
+      return false;
+    });
+    // A full reset (RIS) starts the buffers anew.
+    this.term.parser.registerEscHandler({ final: 'c' }, () => {
+      this.forgetHistory();
+      return false;
+    });
   }
 
   get cols(): number {
@@ -93,7 +124,15 @@ export class Screen {
   }
 
   resize(cols: number, rows: number): void {
-    this.forgetHistory(); // the buffer reflows
+    // xterm reflows the rows it holds: their text is dropped and rendered again from the new
+    // layout. Rows kept only as text stay; joined into logical lines they read the same.
+    const h = this.history;
+    const inTerminal = h.anchor && !h.anchor.isDisposed ? h.anchor.line : 0;
+    h.rows.splice(h.rows.length - inTerminal);
+    h.wrapped.splice(h.wrapped.length - inTerminal);
+    h.anchor?.dispose();
+    h.anchor = null;
+    this.epoch++;
     this.term.resize(cols, rows);
   }
 
@@ -134,7 +173,7 @@ export class Screen {
    */
   allLines(): string[] {
     const buf = this.term.buffer.active;
-    const history = this.historyOf(buf);
+    const history = this.currentHistory();
     const lines: string[] = [];
     const add = (text: string, wrapped: boolean) => {
       if (!wrapped) lines.push(text);
@@ -142,7 +181,7 @@ export class Screen {
       // else: the rest of a line whose start was trimmed off the top; it was counted as trimmed.
     };
     for (let i = 0; i < history.rows.length; i++) add(history.rows[i]!, history.wrapped[i]!);
-    for (let i = history.rows.length; i < buf.length; i++) {
+    for (let i = buf.baseY; i < buf.length; i++) {
       const line = buf.getLine(i);
       if (line) add(line.translateToString(true), line.isWrapped);
     }
@@ -164,38 +203,62 @@ export class Screen {
     return tail;
   }
 
-  /** The rendered scrollback of `buf`, brought up to date: trimmed rows dropped, new ones rendered. */
-  private historyOf(buf: Buffer): History {
-    let h = this.history;
-    if (h && (h.buffer !== buf || h.anchor?.isDisposed)) h = this.forgetHistory();
-    if (h?.anchor) {
-      const gone = h.rows.length - h.anchor.line;
-      // A line is trimmed once its first row is: what is left of it is not shown (allLines).
-      for (let i = 0; i < gone; i++) if (!h.wrapped[i]) this.trimmedLines++;
-      h.rows.splice(0, gone);
-      h.wrapped.splice(0, gone);
+  /** The active buffer's rows above the viewport as text, brought up to date (none on the alternate screen). */
+  private currentHistory(): Pick<History, 'rows' | 'wrapped'> {
+    const type = this.term.buffer.active.type;
+    if (type !== this.activeType) {
+      this.activeType = type;
+      this.epoch++; // the other buffer's rows are laid out differently
     }
-    h ??= this.history = { buffer: buf, rows: [], wrapped: [], anchor: null };
-    // Rows above the viewport are final; the viewport's are rendered fresh on every call.
-    if (h.rows.length < buf.baseY) {
-      for (let i = h.rows.length; i < buf.baseY; i++) {
-        const line = buf.getLine(i);
-        h.rows.push(line?.translateToString(true) ?? '');
-        h.wrapped.push(line?.isWrapped ?? false);
-      }
-      h.anchor?.dispose();
-      // A marker is placed relative to the cursor row: this is the first row of the viewport.
-      h.anchor = this.term.registerMarker(h.rows.length - (buf.baseY + buf.cursorY)) ?? null;
-      if (!h.anchor) return this.forgetHistory() ?? { buffer: buf, rows: [], wrapped: [], anchor: null };
-    }
-    return h;
+    if (type !== 'normal') return { rows: [], wrapped: [] };
+    this.renderHistory();
+    return this.history;
   }
 
-  private forgetHistory(): null {
-    if (this.history) this.epoch++;
-    this.history?.anchor?.dispose();
-    this.history = null;
-    return null;
+  /** Renders the normal buffer's rows that scrolled above the viewport since the last time. */
+  private renderHistory(): void {
+    const buf = this.term.buffer.normal;
+    const h = this.history;
+    if (h.anchor?.isDisposed) {
+      // xterm dropped rows before they were rendered: what follows does not continue the text.
+      h.anchor = null;
+      this.epoch++;
+    }
+    const from = h.anchor ? h.anchor.line : 0;
+    if (from >= buf.baseY) return;
+    for (let i = from; i < buf.baseY; i++) {
+      const line = buf.getLine(i);
+      h.rows.push(line?.translateToString(true) ?? '');
+      h.wrapped.push(line?.isWrapped ?? false);
+    }
+    h.anchor?.dispose();
+    // A marker is placed relative to the cursor row: this is the first row of the viewport.
+    h.anchor = this.term.registerMarker(-buf.cursorY) ?? null;
+    this.trimHistory(h.rows.length - this.scrollback);
+  }
+
+  /** Drops the `count` oldest rows; a line is trimmed once its first row is (allLines). */
+  private trimHistory(count: number): void {
+    if (count <= 0) return;
+    const h = this.history;
+    for (let i = 0; i < count; i++) if (!h.wrapped[i]) this.trimmedLines++;
+    h.rows.splice(0, count);
+    h.wrapped.splice(0, count);
+  }
+
+  /** The scrollback is cleared (ED3): every row above the viewport is trimmed. */
+  private clearHistory(): void {
+    this.renderHistory();
+    this.trimHistory(this.history.rows.length);
+  }
+
+  private forgetHistory(): void {
+    const h = this.history;
+    h.anchor?.dispose();
+    h.anchor = null;
+    h.rows = [];
+    h.wrapped = [];
+    this.epoch++;
   }
 
   dispose(): void {

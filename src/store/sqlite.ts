@@ -15,16 +15,18 @@ export interface Migration {
 }
 
 /**
- * Each connection's page cache, in KiB (negative: SQLite's unit for a size in KiB): SQLite's own
- * default, 2 MiB. better-sqlite3 builds SQLite with 16 MiB, and the cache fills as a database
- * grows: an agent's task database grows ~1.5 KiB a message, so its RSS grew ~2 MiB per 1,000
- * messages until 16 MiB per connection (guides/agent-runtime.md, "Memory"). The OS caches the file too.
+ * Each connection's page cache, in KiB (negative: SQLite's unit for a size in KiB): 512 KiB.
+ * better-sqlite3 builds SQLite with 16 MiB, and the cache fills as a database grows: an agent's
+ * task database grows ~1.5 KiB a message, so its RSS grew ~2 MiB per 1,000 messages until 16 MiB
+ * per connection, and at SQLite's own default (2 MiB) an agent still held ~1 MiB more after
+ * 1,000 messages than at 512 KiB (guides/agent-runtime.md, "Memory"). A page the cache does not
+ * hold is read from the OS's cache of the file: a system call, not a disk read.
  */
-const PAGE_CACHE_KIB = -2000;
+const PAGE_CACHE_KIB = -512;
 
 /**
  * Opens a SQLite file the way every Synapse store does: WAL, a busy timeout so concurrent
- * writers wait instead of failing, foreign keys on, a 2 MiB page cache, and versioned migrations run once under
+ * writers wait instead of failing, foreign keys on, a 512 KiB page cache, and versioned migrations run once under
  * an immediate transaction (whichever process opens the file first runs them).
  */
 export function openDatabase(file: string, migrations: Migration[], options: { readonly?: boolean } = {}): Db {

@@ -11,15 +11,15 @@ afterEach(() => {
 });
 
 describe('openDatabase', () => {
-  it("bounds each connection's page cache at 2 MiB (better-sqlite3 builds SQLite with 16 MiB), read-only ones too", () => {
+  it("bounds each connection's page cache at 512 KiB (better-sqlite3 builds SQLite with 16 MiB), read-only ones too", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sqlite-open-'));
     dirs.push(dir);
     const file = path.join(dir, 'agent.db');
     const db = openDatabase(file, AGENT_DB_MIGRATIONS);
     const reader = openDatabase(file, [], { readonly: true });
     try {
-      expect(db.pragma('cache_size', { simple: true })).toBe(-2000);
-      expect(reader.pragma('cache_size', { simple: true })).toBe(-2000);
+      expect(db.pragma('cache_size', { simple: true })).toBe(-512);
+      expect(reader.pragma('cache_size', { simple: true })).toBe(-512);
     } finally {
       reader.close();
       db.close();
