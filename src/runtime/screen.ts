@@ -68,6 +68,8 @@ export class Screen {
   private readonly scrollback: number;
   /** Rows not yet rendered at which they are rendered, well before xterm would trim them. */
   private readonly renderAhead: number;
+  /** Scrolls since the rows above the viewport were last rendered. */
+  private scrolled = 0;
   private activeType: 'normal' | 'alternate' = 'normal';
   private epoch = 0;
   private trimmedLines = 0;
@@ -78,10 +80,10 @@ export class Screen {
     this.renderAhead = Math.max(1, Math.floor(terminalScrollback / 2));
     this.term = new Terminal({ cols, rows, scrollback: terminalScrollback, allowProposedApi: true });
     this.term.onLineFeed(() => this.lineFeeds++);
-    // Every row pushed above the viewport (a line feed, a wrap, an index) goes through here.
+    // Every row pushed above the viewport (a line feed, a wrap, an index) scrolls once: after
+    // `renderAhead` scrolls the rows are rendered, so none is trimmed unrendered.
     this.term.onScroll(() => {
-      const buf = this.term.buffer.active;
-      if (buf.type === 'normal' && buf.baseY - (this.history.anchor?.line ?? 0) >= this.renderAhead) this.renderHistory();
+      if (++this.scrolled >= this.renderAhead && this.term.buffer.active.type === 'normal') this.renderHistory();
     });
     // ED3 clears xterm's scrollback; the rows rendered from it go too, counted as trimmed.
     this.term.parser.registerCsiHandler({ final: 'J' }, (params) => {
@@ -219,6 +221,7 @@ export class Screen {
   private renderHistory(): void {
     const buf = this.term.buffer.normal;
     const h = this.history;
+    this.scrolled = 0;
     if (h.anchor?.isDisposed) {
       // xterm dropped rows before they were rendered: what follows does not continue the text.
       h.anchor = null;
