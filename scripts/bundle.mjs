@@ -114,11 +114,15 @@ const rewrite = {
 
 /**
  * Node built-ins a bundled package requires at its top but uses only for an option we never set:
- * each becomes an object that requires the built-in on first use. `node:http2` is Fastify's (for
- * `http2: true`): loading it costs an idle agent ~2 MiB (the HTTP/2 binding sets up nghttp2).
- * The build fails if the line is gone, so a Fastify update cannot silently undo it.
+ * each becomes an object that requires the built-in on first use. Both are Fastify's: `node:http2`
+ * (for `http2: true`; loading it cost an idle agent ~2 MiB, the HTTP/2 binding sets up nghttp2)
+ * and `node:https` (for `https: {…}`; it loads tls and node:crypto, ~1 MiB).
+ * The build fails if a line is gone, so a Fastify update cannot silently undo one.
  */
-const LAZY_BUILTINS = [{ file: 'node_modules/fastify/lib/server.js', line: "const http2 = require('node:http2')", name: 'http2', builtin: 'node:http2' }];
+const LAZY_BUILTINS = [
+  { file: 'node_modules/fastify/lib/server.js', line: "const http2 = require('node:http2')", name: 'http2', builtin: 'node:http2' },
+  { file: 'node_modules/fastify/lib/server.js', line: "const https = require('node:https')", name: 'https', builtin: 'node:https' },
+];
 
 const lazyBuiltins = {
   name: 'synapse-lazy-builtins',

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ProfileId } from './types.js';
-import { nodeCrypto } from '../require-cjs.js';
+import { randomUuid } from '../uuid.js';
 
 /**
  * Each CLI's conversation id: how one is given to the CLI at start (where the CLI takes one), how
@@ -37,29 +37,6 @@ function passes(args: readonly string[], flag: string): boolean {
 }
 
 /**
- * A random (version 4) UUID, from /dev/urandom where there is one: this runs before the CLI is
- * spawned, and loading node:crypto for it cost ~5 ms of that wait (guides/agent-runtime.md,
- * Start-up). Elsewhere, node:crypto's.
- */
-export function freshUuid(): string {
-  const b = Buffer.alloc(16);
-  try {
-    const fd = fs.openSync('/dev/urandom', 'r');
-    try {
-      if (fs.readSync(fd, b, 0, 16, null) !== 16) return nodeCrypto().randomUUID();
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    return nodeCrypto().randomUUID();
-  }
-  b[6] = (b[6]! & 0x0f) | 0x40;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const h = b.toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
-
-/**
  * The CLI args with a fresh conversation id given to the CLI where it takes one at start
  * (Claude Code's and the echo agent's `--session-id <uuid>`), and the id it will run under: the
  * one added, the one the user passed (`--session-id X`, `--resume X`), or null when it cannot be
@@ -77,7 +54,7 @@ export function withConversationId(profile: ProfileId, cliArgs: readonly string[
     const named = chosen === '--session-id' || chosen === '--resume' || chosen === '-r' ? flagValue(cliArgs, chosen) : null;
     return { args: [...cliArgs], sessionId: named };
   }
-  const id = freshUuid();
+  const id = randomUuid();
   return { args: ['--session-id', id, ...cliArgs], sessionId: id };
 }
 

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../uuid.js';
 import type { HistoryRecording } from '../store/history-recorder.js';
 import type { AgentApi, NewTask } from '../agent-api/agent-api.js';
 import { messageText, type Message, type Task } from '../agent-api/task.js';
@@ -102,7 +102,7 @@ function submit(p: AgentParts, input: NewTask): Task {
 function submitOnce(p: AgentParts, input: NewTask, key: string): { task: Task; replayed: boolean } {
   const prior = priorSend(p, key, input.message);
   if (prior) return { task: prior, replayed: true };
-  const id = input.id ?? randomUUID();
+  const id = input.id ?? randomUuid();
   p.idempotency.remember(key, id, messageFingerprint(input.message));
   try {
     return { task: submit(p, { ...input, id }), replayed: false };

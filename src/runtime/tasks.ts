@@ -1,6 +1,6 @@
+import { randomUuid } from '../uuid.js';
 import type { NewTask } from '../agent-api/agent-api.js';
 import { EventEmitter } from 'node:events';
-import { randomUUID } from 'node:crypto';
 import {
   canTransition,
   taskError,
@@ -37,8 +37,8 @@ export class TaskManager extends EventEmitter {
     const now = this.iso();
     if (input.id && this.store.get(input.id)) throw new SynapseError('conflict', `a task with id ${input.id} already exists`);
     const task: Task = {
-      id: input.id ?? randomUUID(),
-      context_id: input.contextId ?? randomUUID(),
+      id: input.id ?? randomUuid(),
+      context_id: input.contextId ?? randomUuid(),
       status: { state: 'submitted', timestamp: now },
       message: input.message,
       artifacts: [],
@@ -144,5 +144,5 @@ function withoutUsage(metadata: TaskMetadata | undefined): TaskMetadata {
 const FINAL_RECEIPTS: ReadonlySet<ReceiptState> = new Set(['answered', 'failed', 'canceled']);
 
 export function textArtifact(text: string, name = 'response'): Artifact {
-  return { artifact_id: randomUUID(), name, parts: [{ type: 'text', text }] };
+  return { artifact_id: randomUuid(), name, parts: [{ type: 'text', text }] };
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../require-cjs.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -143,7 +143,7 @@ function candidateFiles(ctx: SourceContext, cwdOf: Map<string, string | null>): 
     }
     case 'gemini': {
       const tmp = path.join(home(ctx.env), '.gemini', 'tmp');
-      const hash = createHash('sha256').update(cwd).digest('hex');
+      const hash = nodeCrypto().createHash('sha256').update(cwd).digest('hex');
       const dirs = listDir(tmp)
         .filter((d) => d.isDirectory())
         .map((d) => path.join(tmp, d.name))

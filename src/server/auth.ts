@@ -1,4 +1,4 @@
-import crypto from 'node:crypto';
+import { nodeCrypto } from '../require-cjs.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Access, AuthSettings } from '../config/auth-keys.js';
 import { SynapseError } from '../errors.js';
@@ -19,7 +19,7 @@ export const ADMIN_ROUTE = { config: { access: 'admin' } } as const;
 /** The route option of a route anyone may read (the agent cards). */
 export const PUBLIC_ROUTE = { config: { access: 'public' } } as const;
 
-const digest = (key: string): Buffer => crypto.createHash('sha256').update(key, 'utf8').digest();
+const digest = (key: string): Buffer => nodeCrypto().createHash('sha256').update(key, 'utf8').digest();
 
 /**
  * Whether `key` is one of `keys` (their digests), in constant time: every key is compared, all
@@ -29,7 +29,7 @@ const digest = (key: string): Buffer => crypto.createHash('sha256').update(key, 
 function matchesAny(key: string, keys: readonly Buffer[]): boolean {
   const d = digest(key);
   let found = false;
-  for (const k of keys) found = crypto.timingSafeEqual(d, k) || found;
+  for (const k of keys) found = nodeCrypto().timingSafeEqual(d, k) || found;
   return found;
 }
 

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../uuid.js';
 import { SynapseError } from '../errors.js';
 import { TASK_STATUSES, type NewTask, type TaskStatus } from './board-schema.js';
 
@@ -10,7 +10,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export type PreparedTask = { [K in keyof NewTask]-?: Exclude<NewTask[K], undefined> };
 
 export function validateNewTask(input: NewTask): PreparedTask {
-  const id = input.id === undefined ? randomUUID() : input.id.trim().toLowerCase();
+  const id = input.id === undefined ? randomUuid() : input.id.trim().toLowerCase();
   if (!UUID.test(id)) throw new SynapseError('invalid_input', `task id '${input.id}' is not a uuid`, { id: input.id });
   const priority = input.priority ?? 3;
   if (!Number.isInteger(priority) || priority < 1 || priority > 5) {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../require-cjs.js';
 import type { Message } from '../agent-api/task.js';
 import type { Clock } from '../clock.js';
 import type { Db } from './sqlite.js';
@@ -16,7 +16,8 @@ export interface IdempotentSend {
 
 /** A hash of what a message says (role and parts, in their order): equal for a retry of the same send. */
 export function messageFingerprint(message: Message): string {
-  return createHash('sha256')
+  return nodeCrypto()
+    .createHash('sha256')
     .update(JSON.stringify([message.role, message.parts]))
     .digest('hex');
 }

@@ -102,6 +102,8 @@ describe('an idle agent', () => {
       body: JSON.stringify({ message: { role: 'user', parts: [{ type: 'text', text: 'hello' }] } }),
     });
     expect(sent.status).toBe(202);
+    // And its card, as a peer reads it (the card's ETag is no node:crypto hash).
+    expect((await fetch(`${endpoint}/.well-known/agent.json`)).status).toBe(200);
 
     const idle = loaded(dir, pid);
     // The trace sees the agent's own modules, so an empty answer below is not an empty trace. The
@@ -131,6 +133,9 @@ describe('an idle agent', () => {
     // Nor Node's HTTP/2 (~2 MiB): Fastify requires it for an option the agent never sets (scripts/bundle.mjs).
     expect(idle.filter((p) => p === 'node:http2' || p === 'http2')).toEqual([]);
     expect(idle).toContain('node:http');
+    // Nor node:https (tls and node:crypto with it), also Fastify's for an option never set, nor
+    // node:crypto itself: ids come from /dev/urandom (src/uuid.ts), the card's ETag from a plain hash.
+    expect(idle.filter((p) => /^(node:)?(https|tls|crypto)$/.test(p))).toEqual([]);
     // Nor the PostgreSQL client: only a configured postgres:// store loads it (issue 22).
     expect(idle.filter((p) => /\/node_modules\/(pg|pg-pool|pg-protocol|pg-types|pgpass)\/|\/dist\/(store|bundle)\/(pg-db|board-pg)\.js/.test(p))).toEqual([]);
 

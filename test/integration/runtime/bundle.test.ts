@@ -17,8 +17,13 @@ describe('the bundle', () => {
     expect(nonAscii).toEqual([]);
   });
 
-  it("requires Node's HTTP/2 in Fastify's chunk only on first use", () => {
+  it("requires Node's HTTP/2 and HTTPS in Fastify's chunk only on first use", () => {
     const fastify = fs.readFileSync(path.join(dir, 'vendor-fastify.js'), 'utf8');
-    expect(fastify).toMatch(/new Proxy\(\{\},\{get:\([^)]*\)=>\w+\(`node:http2`\)/);
+    for (const builtin of ['node:http2', 'node:https']) {
+      const required = [...fastify.matchAll(new RegExp(`\\w+\\(\`${builtin}\`\\)`, 'g'))].map((m) => fastify.slice(Math.max(0, m.index - 40), m.index));
+      expect(required.length, builtin).toBeGreaterThan(0);
+      // Each require of it is in the get or has trap of a Proxy: none runs when the chunk loads.
+      for (const before of required) expect(before, builtin).toMatch(/new Proxy\(\{\},\{get:\([^)]*\)=>$|has:\([^)]*\)=>\w+ in $/);
+    }
   });
 });
