@@ -5,6 +5,8 @@
 //   - launch -> registry entry, -> agent card, -> READY, -> taking messages, and when
 //     `synapse start` returns, for `synapse start echo` and for the foreground mode in a PTY;
 //   - the wrapped CLI's first output (its `echo> ` prompt) in a PTY, with and without Synapse;
+//     when the environment sets NODE_EXTRA_CA_CERTS, also with it unset for both (every node
+//     process parses those certificates before any script runs: Synapse's start and the CLI's);
 //   - the first A2A request right after start (JSON-RPC SendMessage, gRPC SendMessage, the A2A
 //     card), each on a fresh agent, next to the second one: the difference is the lazy load;
 //   - RSS after 1,000 messages and after 100 SSE subscribe/unsubscribe cycles, with growth; then
@@ -140,8 +142,8 @@ async function stopPid(pid) {
 }
 
 /** Runs argv in a PTY; resolves the time of the first output containing `echo> `. */
-function inPty(argv, t0) {
-  const p = pty.spawn(process.execPath, argv, { name: 'xterm-256color', cols: 120, rows: 40, cwd: ROOT, env });
+function inPty(argv, t0, ptyEnv = env) {
+  const p = pty.spawn(process.execPath, argv, { name: 'xterm-256color', cols: 120, rows: 40, cwd: ROOT, env: ptyEnv });
   let seen = '';
   const prompt = new Promise((resolve) =>
     p.onData((d) => {
@@ -157,9 +159,9 @@ function inPty(argv, t0) {
 }
 
 /** `synapse echo` in a PTY (the foreground mode): milestones and the CLI's first output. */
-async function startForeground(port) {
+async function startForeground(port, ptyEnv = env) {
   const t0 = performance.now();
-  const run = inPty([...BIN_FLAGS, BIN, 'echo', '--port', String(port), '--no-setup'], t0);
+  const run = inPty([...BIN_FLAGS, BIN, 'echo', '--port', String(port), '--no-setup'], t0, ptyEnv);
   const m = await milestones(t0, port, run.isDead);
   const prompt = await Promise.race([run.prompt, sleep(5000).then(() => NaN)]);
   run.p.kill('SIGTERM');
@@ -168,9 +170,9 @@ async function startForeground(port) {
 }
 
 /** The echo CLI alone in a PTY: when its prompt appears. */
-async function bareCli() {
+async function bareCli(ptyEnv = env) {
   const t0 = performance.now();
-  const run = inPty(ECHO_ARGV, t0);
+  const run = inPty(ECHO_ARGV, t0, ptyEnv);
   const ms = await run.prompt;
   run.p.kill('SIGKILL');
   await run.exited;
@@ -267,6 +269,9 @@ const loadBefore = loadAvg();
 const bg = { registry: [], card: [], ready: [], taking: [], returned: [] };
 const fg = { registry: [], card: [], ready: [], taking: [], prompt: [] };
 const bare = [];
+// The same first-output figures without NODE_EXTRA_CA_CERTS, when the environment sets it.
+const noCaEnv = env.NODE_EXTRA_CA_CERTS ? Object.fromEntries(Object.entries(env).filter(([k]) => k !== 'NODE_EXTRA_CA_CERTS')) : null;
+const noCa = { fg: [], bare: [] };
 const idle = [];
 const after = { jsonrpc: [], grpc: [], card: [] };
 const first = { jsonrpc: [], grpc: [], card: [] };
@@ -293,6 +298,10 @@ try {
     const f = await startForeground(await agentPort());
     for (const k of Object.keys(fg)) fg[k].push(f[k]);
     bare.push(await bareCli());
+    if (noCaEnv) {
+      noCa.fg.push((await startForeground(await agentPort(), noCaEnv)).prompt);
+      noCa.bare.push(await bareCli(noCaEnv));
+    }
   }
 
   // Growth: one agent takes MESSAGES messages, then SSE_CYCLES stream subscriptions.
@@ -370,6 +379,10 @@ try {
   console.log("the wrapped CLI's first output (its prompt) in a PTY:");
   row('echo CLI alone', ms3(bare));
   row('through `synapse echo`', ms3(fg.prompt), `overhead p50 ${fmt(median(fg.prompt) - median(bare))} (goal <= 50 ms)`);
+  if (noCaEnv) {
+    row('echo CLI alone, NODE_EXTRA_CA_CERTS unset', ms3(noCa.bare));
+    row('through `synapse echo`, unset', ms3(noCa.fg), `overhead p50 ${fmt(median(noCa.fg) - median(noCa.bare))}`);
+  }
   console.log('the first A2A request on a fresh idle agent, then the second (the difference is any lazy load):');
   const label = { jsonrpc: 'JSON-RPC SendMessage (blocking)', grpc: 'gRPC SendMessage (blocking)', card: 'A2A card (/.well-known/agent-card.json)' };
   for (const k of KINDS) {
