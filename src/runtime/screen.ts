@@ -12,7 +12,7 @@ export const SCROLLBACK_LINES = 2000;
  * Rows xterm itself keeps above the viewport, at most. A row that has scrolled above the viewport
  * never changes again, so it is rendered to text once and the text is the scrollback readers see;
  * xterm's cells for it (~1.4 KiB a row at 120 columns, 2.8 MiB for 2,000 rows) are not needed for
- * long. Rows are rendered before xterm would trim them (`RENDER_AHEAD`).
+ * long. Rows are rendered before xterm would trim them (`renderAhead` scrolls at most).
  */
 const TERMINAL_SCROLLBACK = 200;
 
@@ -52,6 +52,10 @@ export interface ScreenOptions {
   terminalScrollback?: number;
 }
 
+/**
+ * The rendered screen: every byte from the PTY goes through a headless xterm, and everything
+ * that reads the CLI (status rules, reply extraction) reads rendered lines from here.
+ */
 export class Screen {
   private readonly term: HeadlessTerminal;
   private pending = 0;
@@ -238,6 +242,8 @@ export class Screen {
     // A marker is placed relative to the cursor row: this is the first row of the viewport.
     h.anchor = this.term.registerMarker(-buf.cursorY) ?? null;
     this.trimHistory(h.rows.length - this.scrollback);
+    // Without a marker the next render could not tell where this one ended: start anew.
+    if (!h.anchor) this.forgetHistory();
   }
 
   /** Drops the `count` oldest rows; a line is trimmed once its first row is (allLines). */

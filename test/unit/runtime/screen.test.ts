@@ -96,6 +96,14 @@ describe('Screen.allLines keeps the scrollback as text, xterm only the last rows
     await p.write('\x1bcreset\r\n');
     expect(p.screen.allLines()).toEqual(rendered(p.reference));
   });
+  it('never holds a row twice when xterm gives it no marker to tell where rendering stopped', async () => {
+    const p = pair(20, 5);
+    (p.screen as unknown as { term: { registerMarker: () => undefined } }).term.registerMarker = () => undefined;
+    for (let i = 0; i < 30; i++) await p.write(`row ${i}\r\n`);
+    const rows = p.screen.allLines().filter((l) => l !== '');
+    expect(rows).toContain('row 29');
+    expect(new Set(rows).size).toBe(rows.length);
+  });
 });
 
 describe('lines since a moment, once the scrollback is full', () => {
