@@ -12,6 +12,7 @@
 //   - RSS after 1,000 messages and after 100 SSE subscribe/unsubscribe cycles, with growth; then
 //     after 1,000 more messages, also over the warmed agent (one-time warm-up vs per-message);
 //   - the earlier figures on the same agent: accept, delivery, round trip, `synapse send --silent`.
+// Every `synapse` is run as a shell runs it: the bin itself, through its shebang.
 // Each start-up figure is the median of --runs launches (alternating start kinds). The machine's
 // load average is printed at the start and the end: compare figures only from quiet runs.
 // Usage: npm run build && node bench/footprint.mjs [--runs 9] [--messages 1000] [--sse 100] [--idle-s 10] [--settle-s 30]
@@ -22,7 +23,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
-import { BIN, BIN_FLAGS, ROOT, fmt, freePort, percentile, sendMessageRequest, tempEnv } from './lib.mjs';
+import { BIN, ROOT, fmt, freePort, percentile, sendMessageRequest, tempEnv } from './lib.mjs';
 
 const pty = createRequire(import.meta.url)('node-pty');
 
@@ -115,7 +116,7 @@ async function milestones(t0, port, isDead) {
 /** `synapse start echo`: a detached agent; the start command is timed until it returns. */
 async function startBackground(port, extra = []) {
   const t0 = performance.now();
-  const cmd = spawn(process.execPath, [...BIN_FLAGS, BIN, 'start', 'echo', '--port', String(port), '--json', ...extra], {
+  const cmd = spawn(BIN, ['start', 'echo', '--port', String(port), '--json', ...extra], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -142,8 +143,8 @@ async function stopPid(pid) {
 }
 
 /** Runs argv in a PTY; resolves the time of the first output containing `echo> `. */
-function inPty(argv, t0, ptyEnv = env) {
-  const p = pty.spawn(process.execPath, argv, { name: 'xterm-256color', cols: 120, rows: 40, cwd: ROOT, env: ptyEnv });
+function inPty(file, argv, t0, ptyEnv = env) {
+  const p = pty.spawn(file, argv, { name: 'xterm-256color', cols: 120, rows: 40, cwd: ROOT, env: ptyEnv });
   let seen = '';
   const prompt = new Promise((resolve) =>
     p.onData((d) => {
@@ -161,7 +162,7 @@ function inPty(argv, t0, ptyEnv = env) {
 /** `synapse echo` in a PTY (the foreground mode): milestones and the CLI's first output. */
 async function startForeground(port, ptyEnv = env) {
   const t0 = performance.now();
-  const run = inPty([...BIN_FLAGS, BIN, 'echo', '--port', String(port), '--no-setup'], t0, ptyEnv);
+  const run = inPty(BIN, ['echo', '--port', String(port), '--no-setup'], t0, ptyEnv);
   const m = await milestones(t0, port, run.isDead);
   const prompt = await Promise.race([run.prompt, sleep(5000).then(() => NaN)]);
   run.p.kill('SIGTERM');
@@ -172,7 +173,7 @@ async function startForeground(port, ptyEnv = env) {
 /** The echo CLI alone in a PTY: when its prompt appears. */
 async function bareCli(ptyEnv = env) {
   const t0 = performance.now();
-  const run = inPty(ECHO_ARGV, t0, ptyEnv);
+  const run = inPty(process.execPath, ECHO_ARGV, t0, ptyEnv);
   const ms = await run.prompt;
   run.p.kill('SIGKILL');
   await run.exited;
@@ -255,9 +256,9 @@ async function sseCycle(endpoint, taskId) {
   }
 }
 
-function timeCli(args) {
+function timeCli(file, args) {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
+  const r = spawnSync(file, args, { env, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return performance.now() - t0;
 }
@@ -348,8 +349,8 @@ try {
   const floor = [];
   const silent = [];
   for (let i = 0; i < 10; i++) {
-    floor.push(timeCli(['-e', '0']));
-    silent.push(timeCli([...BIN_FLAGS, BIN, 'send', 'fp', `silent ${i}`, '--silent']));
+    floor.push(timeCli(process.execPath, ['-e', '0']));
+    silent.push(timeCli(BIN, ['send', 'fp', `silent ${i}`, '--silent']));
   }
 
   const rss = idle.map((m) => m.rss);

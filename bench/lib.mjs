@@ -8,13 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
+/** `synapse`: run as a shell runs it, the bin itself, whose shebang gives node its flags and holds NODE_EXTRA_CA_CERTS aside. */
 export const BIN = path.join(ROOT, 'bin', 'synapse.js');
-/** The node flags of bin/synapse.js's shebang (AGENT_NODE_FLAGS): what `synapse …` runs with from a shell. */
-export const BIN_FLAGS = fs
-  .readFileSync(BIN, 'utf8')
-  .split('\n')[0]
-  .split(/\s+/)
-  .filter((w) => w.startsWith('--'));
 
 export function tempEnv(extra = {}) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'synapse-bench-'));
@@ -44,7 +39,7 @@ export function freePort() {
 export async function startAgent(env, args = []) {
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...BIN_FLAGS, BIN, 'echo', '--headless', '--port', String(port), ...args], {
+  const child = spawn(BIN, ['echo', '--headless', '--port', String(port), ...args], {
     env,
     stdio: 'ignore',
     detached: true,

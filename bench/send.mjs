@@ -2,15 +2,15 @@
 // the same run, and of `synapse send --wait` round trips against an echo agent with no think time.
 // Usage: npm run build && node bench/send.mjs [runs=30]
 import { spawnSync } from 'node:child_process';
-import { BIN, BIN_FLAGS, fmt, percentile, startAgent, tempEnv } from './lib.mjs';
+import { BIN, fmt, percentile, startAgent, tempEnv } from './lib.mjs';
 
 const runs = Number(process.argv[2] ?? 30);
 const { env, cleanup } = tempEnv({ ECHO_THINK_MS: '0' });
 const agent = await startAgent(env, ['--name', 'bench']);
 
-function time(args) {
+function time(file, args) {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
+  const r = spawnSync(file, args, { env, encoding: 'utf8' });
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return { ms, stdout: r.stdout };
@@ -21,9 +21,9 @@ try {
   const silent = [];
   const wait = [];
   for (let i = 0; i < runs; i++) {
-    floor.push(time(['-e', '0']).ms);
-    silent.push(time([...BIN_FLAGS, BIN, 'send', 'bench', `hi ${i}`, '--silent']).ms);
-    const w = time([...BIN_FLAGS, BIN, 'send', 'bench', `round trip ${i}`, '--wait']);
+    floor.push(time(process.execPath, ['-e', '0']).ms);
+    silent.push(time(BIN, ['send', 'bench', `hi ${i}`, '--silent']).ms);
+    const w = time(BIN, ['send', 'bench', `round trip ${i}`, '--wait']);
     if (!w.stdout.includes(`round trip ${i}`)) throw new Error(`unexpected answer: ${w.stdout}`);
     wait.push(w.ms);
   }

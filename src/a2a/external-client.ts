@@ -5,6 +5,7 @@ import { isLegacyAgentCard, parseLegacyAgentCard } from '@a2a-js/sdk/compat/v0_3
 import { SynapseError } from '../errors.js';
 import { aliasFromName, validateAlias, type ExternalAgent, type ExternalStore } from './external-store.js';
 import { fromSdkState, sdkMessageText } from './sdk/convert.js';
+import { trustExtraCaCerts, trustExtraCaCertsFor } from '../extra-ca-certs.js';
 
 /**
  * Talking to agents outside the local registry: read and check a card (A2A 1.0 or 0.3), keep
@@ -67,6 +68,7 @@ export async function fetchCard(url: string, headers: Record<string, string> = {
   const cardUrl = cardUrlFor(url);
   let res: Response;
   try {
+    trustExtraCaCertsFor(cardUrl);
     res = await fetch(cardUrl, { headers: { accept: 'application/json', 'a2a-version': '1.0', ...headers }, signal: AbortSignal.timeout(timeoutMs) });
   } catch (err) {
     throw new SynapseError('agent_unreachable', `cannot reach ${cardUrl}: ${(err as Error).message}`);
@@ -114,6 +116,8 @@ export function storedCard(agent: ExternalAgent): AgentCard {
 /** A client on the first binding of the card the SDK speaks; gRPC support loads only when the card offers it. */
 export async function clientFor(agent: ExternalAgent): Promise<Client> {
   const card = storedCard(agent);
+  // Its bindings may name other hosts and schemes than the card's URL (a gRPC one has none).
+  trustExtraCaCerts();
   const legacyCompat = { enabled: true };
   const transports: TransportFactory[] = [new JsonRpcTransportFactory({ legacyCompat }), new RestTransportFactory({ legacyCompat })];
   if (card.supportedInterfaces.some((i) => i.protocolBinding === 'GRPC')) {

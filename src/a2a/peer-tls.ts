@@ -4,6 +4,7 @@ import type { RequestOptions } from 'node:https';
 import { envSetting } from '../config/env-setting.js';
 import type { Env } from '../config/paths.js';
 import { SynapseError } from '../errors.js';
+import { trustExtraCaCerts } from '../extra-ca-certs.js';
 
 /**
  * What a client trusts for an https peer besides the system's CAs: the certificates of
@@ -39,6 +40,7 @@ export function peerTls(env: Env): PeerTls | undefined {
 export async function transportFor(url: string | URL, tls: PeerTls | undefined): Promise<{ request: typeof http.request; options: RequestOptions }> {
   if (new URL(url).protocol !== 'https:') return { request: (await import('node:http')).request, options: {} };
   const https = await import('node:https');
+  trustExtraCaCerts();
   if (!tls) return { request: https.request, options: {} };
   const { rootCertificates } = await import('node:tls');
   return { request: https.request, options: { ca: [...rootCertificates, ...tls.extraCa] } };

@@ -4,6 +4,7 @@ import { processIo } from './io.js';
 import { plainAgentStart, runPlainAgent } from './fast-start.js';
 import type * as Commander from 'commander';
 import { requireCjs } from '../require-cjs.js';
+import { restoreExtraCaCerts } from '../extra-ca-certs.js';
 
 /** Commander and the command declarations load only here: a background agent never needs them. */
 async function runProgram(argv: string[]): Promise<void> {
@@ -36,6 +37,8 @@ function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // Before anything can start a process: the CLI and the rest inherit NODE_EXTRA_CA_CERTS as set.
+  restoreExtraCaCerts();
   quietOnClosedPipe(process.stdout);
   // `synapse <profile>` and nothing else: the agent starts without commander and the command tree.
   const plain = plainAgentStart(argv);

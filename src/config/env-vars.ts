@@ -170,6 +170,13 @@ export const ENV_VARS = {
   },
   SYNAPSE_AGENT_NAME: { kind: 'text', defaultText: '(none)', description: 'A name to act as when SYNAPSE_AGENT_ID is unset.' },
   SYNAPSE_AGENT_TYPE: { kind: 'text', defaultText: '(set by synapse)', setBySynapse: true, description: 'The profile of the wrapped CLI; set for it.' },
+  SYNAPSE_EXTRA_CA: {
+    kind: 'text',
+    defaultText: '(set by bin/synapse.js)',
+    setBySynapse: true,
+    description:
+      "NODE_EXTRA_CA_CERTS, held aside while a synapse process's node starts (node would read the file first); put back at once, and read before the first TLS connection.",
+  },
   SYNAPSE_HOOK: {
     kind: 'text',
     defaultText: '(set by synapse)',
@@ -312,7 +319,7 @@ export const ENV_VARS = {
     max: 3600000,
     unit: 'ms',
     description:
-      'How long an agent waits with no task in flight, after one, before one full garbage collection hands back the memory the work grew (0: never; needs the node flag --expose-gc, which bin/synapse.js sets).',
+      'How long an agent waits with no task in flight, after one, before one full garbage collection hands back the memory the work grew (0: never).',
   },
   SYNAPSE_MAX_SSE_STREAMS: {
     kind: 'number',

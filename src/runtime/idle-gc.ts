@@ -1,15 +1,27 @@
+import type * as V8 from 'node:v8';
+import type * as Vm from 'node:vm';
 import type { Clock } from '../clock.js';
+import { requireCjs } from '../require-cjs.js';
 
 /**
- * A full garbage collection, when the process may ask for one (`--expose-gc`, in
- * AGENT_NODE_FLAGS and bin/synapse.js's shebang); null otherwise (e.g. `node bin/synapse.js`).
+ * V8's `gc()`: the global one under `node --expose-gc`; otherwise the flag is set now and a new
+ * context, which V8 gives `gc()` once the flag is on, lends its own (it collects the whole heap).
+ * So no agent needs the flag on its command line, where bin/synapse.js's shebang has no room left
+ * (its length is capped at 127 bytes on Linux before 5.1). The context is made for one collection
+ * and then dropped: holding it would cost memory.
  */
-export function fullGc(log: (line: string) => void): (() => void) | null {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (typeof gc !== 'function') return null;
+function collector(): () => void {
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (typeof exposed === 'function') return exposed;
+  (requireCjs('node:v8') as typeof V8).setFlagsFromString('--expose-gc');
+  return (requireCjs('node:vm') as typeof Vm).runInNewContext('gc') as () => void;
+}
+
+/** A full garbage collection that logs what it freed. */
+export function fullGc(log: (line: string) => void): () => void {
   return () => {
     const before = process.memoryUsage();
-    gc();
+    collector()();
     const after = process.memoryUsage();
     const mib = (n: number) => (n / 1048576).toFixed(1);
     // The freed pages go back to the system a moment later (V8 unmaps them on a worker thread).

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { logsDir, type Env } from '../config/paths.js';
 import { SynapseError } from '../errors.js';
+import { deferExtraCaCerts } from '../extra-ca-certs.js';
 import type { RegistryEntry } from '../registry/entry.js';
 import { describeExit, exitRecordOfPid } from '../registry/exit-record.js';
 import { isPidAlive } from '../registry/liveness.js';
@@ -15,12 +16,12 @@ export const synapseBin = fileURLToPath(new URL('../../bin/synapse.js', import.m
  * The V8 flags of every agent process, the same as bin/synapse.js's shebang (a test holds them
  * equal): a 1 MiB young generation (~20 MiB less idle RSS, bench/delivery), one V8 worker
  * thread instead of four (~0.9 MiB less idle RSS: fewer stacks and malloc arenas; an agent's heap
- * is small enough that GC and compiling in the background gain nothing from more), and `gc()` for
- * the one full collection an agent runs once it is idle after work (idle-gc.ts). `--optimize-for-size`
+ * is small enough that GC and compiling in the background gain nothing from more). The one full
+ * collection an agent runs once it is idle after work needs no flag (idle-gc.ts). `--optimize-for-size`
  * was measured and left out: 3 MiB less idle, but V8 then kept ~5 MiB more for 30 s after a burst
  * of 1,000 messages (guides/agent-runtime.md).
  */
-export const AGENT_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--v8-pool-size=1', '--expose-gc'];
+export const AGENT_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--v8-pool-size=1'];
 
 /** How long the agent may take to register, and then its CLI to draw its first screen. */
 const REGISTER_MS = 15_000;
@@ -80,7 +81,8 @@ export async function launchBackground(opts: { synapseArgs: string[]; env: Env; 
   const fd = fs.openSync(logFile, 'a', 0o600);
   const child = spawn(process.execPath, [...AGENT_NODE_FLAGS, synapseBin, ...opts.synapseArgs], {
     cwd: opts.cwd,
-    env: { ...opts.env, SYNAPSE_LOG_FILE: logFile },
+    // The agent reads NODE_EXTRA_CA_CERTS when it first needs TLS, not at its start (extra-ca-certs.ts).
+    env: deferExtraCaCerts({ ...opts.env, SYNAPSE_LOG_FILE: logFile }),
     detached: true,
     stdio: ['ignore', fd, fd],
   });

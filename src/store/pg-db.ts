@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { SynapseError, isSynapseError } from '../errors.js';
 import { redactUrl } from '../redact.js';
+import { trustExtraCaCerts } from '../extra-ca-certs.js';
 
 /**
  * A PostgreSQL store database (issue 22): node-postgres's pool, versioned migrations per store
@@ -80,6 +81,8 @@ export class PgDb {
   constructor(url: string, options: PgDbOptions = {}) {
     this.shown = redactUrl(url);
     this.retryForMs = options.retryForMs ?? 10_000;
+    // The URL or the server may ask for TLS (sslmode, PGSSLMODE).
+    trustExtraCaCerts();
     this.pool = new pg.Pool({
       connectionString: url,
       max: options.max ?? 4,

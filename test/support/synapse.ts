@@ -84,15 +84,24 @@ export interface RunResult {
 
 /** Runs a node script of the repository (or the CLI) to completion; killed after `timeoutMs`. */
 export function runNode(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; input?: string } = {}): Promise<RunResult> {
+  return runFile(process.execPath, args, opts);
+}
+
+/** Runs an executable (e.g. the bin itself, through its shebang, as a shell does) to completion. */
+export function runFile(
+  file: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; input?: string } = {},
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: opts.env ?? process.env, cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(file, args, { env: opts.env ?? process.env, cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`node ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
+      reject(new Error(`${file} ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
     }, opts.timeoutMs ?? 20_000);
     child.on('close', (code) => {
       clearTimeout(timer);

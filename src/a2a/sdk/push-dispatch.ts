@@ -6,6 +6,7 @@ import { TERMINAL_STATES, type Task, type TaskState } from '../../agent-api/task
 import { toSdkArtifact, toSdkStatus } from './convert.js';
 import type { PushConfigStore } from './push-store.js';
 import { findTask } from './task-store.js';
+import { trustExtraCaCertsFor } from '../../extra-ca-certs.js';
 
 const DEFAULT_TIMEOUT_MS = 5000;
 /** Waits before retry 1 and 2 of a push that failed with a network error or a 5xx. */
@@ -134,6 +135,7 @@ export class PushDispatcher {
     this.inFlight.add(controller);
     const timer = setTimeout(() => controller.abort(), this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     try {
+      trustExtraCaCertsFor(url);
       const res = await fetch(url, { method: 'POST', headers, body, signal: controller.signal, redirect: 'manual' });
       await res.body?.cancel();
       if (res.ok) return null;

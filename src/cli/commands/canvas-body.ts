@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { SynapseError } from '../../errors.js';
+import { trustExtraCaCerts } from '../../extra-ca-certs.js';
 import type { CommandIo } from '../io.js';
 
 /**
@@ -98,6 +99,8 @@ const decode = (s: string) => s.replace(/&(amp|lt|gt|quot|#39|apos);/g, (_m, e: 
 /** The page's `<title>` and meta description, when it answers within 3 s; an unreachable page gives none. */
 async function pageInfo(url: string): Promise<{ title?: string; description?: string }> {
   try {
+    // A redirect may lead to https from any URL.
+    trustExtraCaCerts();
     const res = await fetch(url, { signal: AbortSignal.timeout(3000), redirect: 'follow', headers: { accept: 'text/html' } });
     if (!res.ok || !(res.headers.get('content-type') ?? '').includes('html')) return {};
     const html = (await res.text()).slice(0, 500_000);

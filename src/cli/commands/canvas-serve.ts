@@ -4,6 +4,7 @@ import path from 'node:path';
 import { canvasStateFile, logsDir, type Env } from '../../config/paths.js';
 import { envSetting } from '../../config/env-setting.js';
 import { SynapseError } from '../../errors.js';
+import { deferExtraCaCerts } from '../../extra-ca-certs.js';
 import { VERSION } from '../../version.js';
 import { printJson, println, type CommandIo } from '../io.js';
 import { parsePositiveInt, projectDir } from './store-cli.js';
@@ -86,7 +87,7 @@ async function startInBackground(port: number, io: CommandIo): Promise<CanvasSta
   try {
     const child = spawn(process.execPath, [synapseBin, 'canvas', 'serve', '--port', String(port), '--no-open'], {
       cwd: projectDir(io),
-      env: io.env,
+      env: deferExtraCaCerts(io.env),
       detached: true,
       stdio: ['ignore', fd, fd],
     });
