@@ -4,7 +4,8 @@
 //     (what a lazily loaded stack adds once used);
 //   - launch -> registry entry, -> agent card, -> READY, -> taking messages, and when
 //     `synapse start` returns, for `synapse start echo` and for the foreground mode in a PTY;
-//   - the wrapped CLI's first output (its `echo> ` prompt) in a PTY, with and without Synapse;
+//   - the wrapped CLI's first output (its `echo> ` prompt) in a PTY, with and without Synapse
+//     (a foreground launch of its own: nothing polls its milestones meanwhile);
 //     when the environment sets NODE_EXTRA_CA_CERTS, also with it unset for both (every node
 //     process parses those certificates before any script runs: Synapse's start and the CLI's);
 //   - the first A2A request right after start (JSON-RPC SendMessage, gRPC SendMessage, the A2A
@@ -170,6 +171,20 @@ async function startForeground(port, ptyEnv = env) {
   return { ...m, prompt };
 }
 
+/**
+ * `synapse echo` in a PTY, nothing else: when the CLI's prompt appears. The launch above polls four
+ * milestones every 2 ms meanwhile, which takes CPU from the agent and the CLI on a 2-core machine
+ * (the CLI alone runs without them): this launch is the one compared with the CLI alone.
+ */
+async function foregroundPrompt(port, ptyEnv = env) {
+  const t0 = performance.now();
+  const run = inPty(BIN, ['echo', '--port', String(port), '--no-setup'], t0, ptyEnv);
+  const prompt = await Promise.race([run.prompt, run.exited.then(() => NaN), sleep(5000).then(() => NaN)]);
+  run.p.kill('SIGTERM');
+  await Promise.race([run.exited, sleep(8000)]);
+  return prompt;
+}
+
 /** The echo CLI alone in a PTY: when its prompt appears. */
 async function bareCli(ptyEnv = env) {
   const t0 = performance.now();
@@ -270,6 +285,7 @@ const loadBefore = loadAvg();
 const bg = { registry: [], card: [], ready: [], taking: [], returned: [] };
 const fg = { registry: [], card: [], ready: [], taking: [], prompt: [] };
 const bare = [];
+const fgPrompt = [];
 // The same first-output figures without NODE_EXTRA_CA_CERTS, when the environment sets it.
 const noCaEnv = env.NODE_EXTRA_CA_CERTS ? Object.fromEntries(Object.entries(env).filter(([k]) => k !== 'NODE_EXTRA_CA_CERTS')) : null;
 const noCa = { fg: [], bare: [] };
@@ -298,9 +314,10 @@ try {
     // The foreground mode in a PTY, and the CLI alone, interleaved with the background runs.
     const f = await startForeground(await agentPort());
     for (const k of Object.keys(fg)) fg[k].push(f[k]);
+    fgPrompt.push(await foregroundPrompt(await agentPort()));
     bare.push(await bareCli());
     if (noCaEnv) {
-      noCa.fg.push((await startForeground(await agentPort(), noCaEnv)).prompt);
+      noCa.fg.push(await foregroundPrompt(await agentPort(), noCaEnv));
       noCa.bare.push(await bareCli(noCaEnv));
     }
   }
@@ -379,7 +396,8 @@ try {
   row('-> taking messages', ms3(fg.taking));
   console.log("the wrapped CLI's first output (its prompt) in a PTY:");
   row('echo CLI alone', ms3(bare));
-  row('through `synapse echo`', ms3(fg.prompt), `overhead p50 ${fmt(median(fg.prompt) - median(bare))} (goal <= 50 ms)`);
+  row('through `synapse echo`', ms3(fgPrompt), `overhead p50 ${fmt(median(fgPrompt) - median(bare))} (goal <= 50 ms)`);
+  row('… its milestones polled every 2 ms meanwhile', ms3(fg.prompt), `overhead p50 ${fmt(median(fg.prompt) - median(bare))}`);
   if (noCaEnv) {
     row('echo CLI alone, NODE_EXTRA_CA_CERTS unset', ms3(noCa.bare));
     row('through `synapse echo`, unset', ms3(noCa.fg), `overhead p50 ${fmt(median(noCa.fg) - median(noCa.bare))}`);
