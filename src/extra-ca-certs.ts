@@ -39,6 +39,16 @@ export function deferExtraCaCerts(env: Record<string, string | undefined>): Reco
 }
 
 /**
+ * The same for a command line that starts a Synapse process where no environment can be given (a
+ * pane's command: tmux and zellij start it in their own): `env` empties the variable and passes
+ * its value under {@link DEFERRED_CA_VAR}. Empty when `env` does not set it.
+ */
+export function deferExtraCaCertsArgv(env: Record<string, string | undefined>): string[] {
+  const file = env.NODE_EXTRA_CA_CERTS;
+  return file ? ['/usr/bin/env', 'NODE_EXTRA_CA_CERTS=', `${DEFERRED_CA_VAR}=${file}`] : [];
+}
+
+/**
  * The options of `tls.createSecureContext` (Node 20's `configSecureContext` and the context's
  * constructor): two calls that agree on these get equal contexts.
  */

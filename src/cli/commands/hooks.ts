@@ -4,14 +4,21 @@ import type { Command } from 'commander';
 import { SynapseError } from '../../errors.js';
 import { CLAUDE_WRITE_TOOLS, PRE_WRITE_HOOK_PROFILES, PRE_WRITE_SUBCOMMAND, hasClaudePreWriteHook } from '../../config/pre-write-hook.js';
 import { envSetting } from '../../config/env-setting.js';
+import { DEFERRED_CA_VAR } from '../../extra-ca-certs.js';
 import { ExitRequest } from '../exit.js';
 import { printJson, println, processIo, type CommandIo } from '../io.js';
 import { examples, projectDir } from './store-cli.js';
 
-/** The hook command: this very `synapse`, by absolute path, so the hook does not depend on PATH. */
+/**
+ * The hook command: this very `synapse`, by absolute path, so the hook does not depend on PATH.
+ * It runs on every write the CLI makes, so it starts as the bin's shebang does, with
+ * NODE_EXTRA_CA_CERTS held aside (src/extra-ca-certs.ts: ~30-40 ms a run with a system CA bundle).
+ * Claude Code runs it with `sh -c`, where the assignments happen left to right: the value is read
+ * before it is emptied.
+ */
 function hookCommand(): string {
   const bin = process.argv[1] ? path.resolve(process.argv[1]) : 'synapse';
-  return `"${process.execPath}" "${bin}" ${PRE_WRITE_SUBCOMMAND}`;
+  return `${DEFERRED_CA_VAR}="$NODE_EXTRA_CA_CERTS" NODE_EXTRA_CA_CERTS= "${process.execPath}" "${bin}" ${PRE_WRITE_SUBCOMMAND}`;
 }
 
 /**

@@ -12,6 +12,7 @@ import { ExitRequest } from '../exit.js';
 import { printJson, println, type CommandIo } from '../io.js';
 import { settleProjectTrust } from '../project-trust.js';
 import { applySkillSet } from './skill-set-apply.js';
+import { deferExtraCaCertsArgv } from '../../extra-ca-certs.js';
 
 /** How this process spawns: `synapse start`'s launcher, `synapse __pane <file>` in a pane, `skills apply`. */
 export async function spawnDeps(io: CommandIo): Promise<SpawnDeps> {
@@ -26,7 +27,7 @@ export async function spawnDeps(io: CommandIo): Promise<SpawnDeps> {
       checkInstalled(getProfile(spec.profile).command, env);
       return launchBackground({ synapseArgs: detachedArgs(spec), env, cwd: io.cwd, ...(upWithinMs !== undefined ? { upWithinMs } : {}) });
     },
-    paneArgv: (file) => [process.execPath, ...AGENT_NODE_FLAGS, synapseBin, PANE_AGENT, file],
+    paneArgv: (file) => [...deferExtraCaCertsArgv(io.env), process.execPath, ...AGENT_NODE_FLAGS, synapseBin, PANE_AGENT, file],
     applySkillSet: (agentId, set) => applySkillSet(agentId, set, io),
   };
 }

@@ -4,6 +4,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { childOf, environ } from '../../support/proc.js';
 import {
   BIN,
   cleanupAll,
@@ -46,26 +47,6 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
   t.cleanup();
 });
-
-/** A process's environment as it was exec'd (what its node read at start). */
-function environ(pid: number): Record<string, string> {
-  const vars = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
-  return Object.fromEntries(vars.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-}
-
-function childOf(pid: number): number {
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      // The command may hold spaces and parentheses: the fields after the last ')' are plain.
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) return Number(name);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  throw new Error(`no child of ${pid}`);
-}
 
 const caVars = (env: Record<string, string>) => ({ NODE_EXTRA_CA_CERTS: env.NODE_EXTRA_CA_CERTS, SYNAPSE_EXTRA_CA: env.SYNAPSE_EXTRA_CA });
 

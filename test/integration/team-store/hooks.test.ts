@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentStatus } from '../../../src/cli/commands/lifecycle.js';
 import { runJson } from '../../support/cli-io.js';
-import { freePort } from '../../support/synapse.js';
+import { freePort, ROOT } from '../../support/synapse.js';
 import { registerAgent, synapse, useTempProject } from './harness.js';
 
 /**
@@ -18,11 +18,11 @@ const ctx = useTempProject();
 const settingsFile = () => path.join(ctx.project.dir, '.claude', 'settings.json');
 
 /** Runs a hook command the way Claude Code does: `sh -c`, tool call JSON on stdin, in the project. */
-function runHook(command: string, agent: string, toolInput: Record<string, unknown>): Promise<{ code: number; stderr: string }> {
+function runHook(command: string, agent: string, toolInput: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('sh', ['-c', command], {
       cwd: ctx.project.dir,
-      env: { ...ctx.project.env, SYNAPSE_AGENT_ID: agent },
+      env: { ...ctx.project.env, SYNAPSE_AGENT_ID: agent, ...env },
       stdio: ['pipe', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -63,6 +63,15 @@ describe('synapse hooks', () => {
     const blocked = await runHook(command, 'bob', { file_path: path.join(ctx.project.dir, 'src/auth/login.ts'), content: 'x' });
     expect(blocked.code).toBe(2);
     expect(blocked.stderr).toMatch(/Blocked by Synapse file safety: .*src\/auth\/\*\* is locked by alice/);
+    // Node starts with NODE_EXTRA_CA_CERTS held aside, as the bin's shebang does; the hook still works with it set.
+    expect(command).toMatch(/^SYNAPSE_EXTRA_CA="\$NODE_EXTRA_CA_CERTS" NODE_EXTRA_CA_CERTS= "/);
+    const withCa = await runHook(
+      command,
+      'bob',
+      { file_path: 'src/auth/x.ts' },
+      { NODE_EXTRA_CA_CERTS: path.join(ROOT, 'test', 'fixtures', 'tls', 'cert.pem') },
+    );
+    expect([withCa.code, withCa.stderr]).toEqual([2, expect.stringContaining('is locked by alice')]);
     expect((await runHook(command, 'bob', { file_path: 'README.md', content: 'x' })).code).toBe(2);
     expect((await runHook(command, 'alice', { file_path: path.join(ctx.project.dir, 'src/auth/login.ts') })).code).toBe(0);
     expect((await runHook(command, 'bob', { file_path: path.join(ctx.project.dir, 'src/other.ts') })).code).toBe(0);

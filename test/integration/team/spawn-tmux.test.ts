@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, getJson, runCli, tempHome, waitFor } from '../../support/synapse.js';
+import { childOf, environ } from '../../support/proc.js';
+import { BIN, getJson, ROOT, runCli, tempHome, waitFor } from '../../support/synapse.js';
 import { TmuxServer } from '../../support/tmux-server.js';
 
 /**
@@ -12,6 +13,7 @@ import { TmuxServer } from '../../support/tmux-server.js';
  */
 
 const t = tempHome();
+const CERT_FILE = path.join(ROOT, 'test', 'fixtures', 'tls', 'cert.pem');
 const project = path.join(t.home, 'project');
 let tmux: TmuxServer;
 let inside: NodeJS.ProcessEnv;
@@ -54,7 +56,11 @@ afterAll(async () => {
 
 describe('synapse spawn into tmux', () => {
   it('opens a pane beside the caller, returns once READY, records the pane and the spawning parent; jump focuses it; kill closes it', async () => {
-    const res = await runCli(['spawn', 'echo', '--name', 'bob', '--json'], { env: inside, cwd: project, timeoutMs: 60_000 });
+    const res = await runCli(['spawn', 'echo', '--name', 'bob', '--json'], {
+      env: { ...inside, NODE_EXTRA_CA_CERTS: CERT_FILE },
+      cwd: project,
+      timeoutMs: 60_000,
+    });
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     const spawned = JSON.parse(res.stdout);
@@ -65,6 +71,10 @@ describe('synapse spawn into tmux', () => {
     expect(entry.pane).toEqual(spawned.pane);
     expect(typeof entry.spawned_by_pid).toBe('number');
     expect(entry.working_dir).toBe(project);
+    // The pane's node starts with NODE_EXTRA_CA_CERTS held aside (src/extra-ca-certs.ts); its CLI gets it as set.
+    const caVars = (env: Record<string, string>) => [env.NODE_EXTRA_CA_CERTS, env.SYNAPSE_EXTRA_CA];
+    expect(caVars(environ(entry.pid))).toEqual(['', CERT_FILE]);
+    expect(caVars(environ(childOf(entry.pid)))).toEqual([CERT_FILE, undefined]);
     // The echo CLI is on screen in that pane.
     await waitFor(() => tmux.capture(spawned.pane.id).includes('echo>'), 10_000, 'the echo prompt in the pane');
 
