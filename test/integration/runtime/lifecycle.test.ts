@@ -246,18 +246,18 @@ describe('agent lifecycle and registry', () => {
         "  child.on('exit', () => process.exit(0));",
         '} else {',
         "  process.stdout.write('relaunched child running\\r\\n');",
+        "  require('node:fs').writeFileSync(process.env.RELAUNCH_MARK, '');",
         '  setInterval(() => {}, 1000);',
         '}',
         '',
       ].join('\n'),
       { mode: 0o755 },
     );
-    const a = await startHeadless('claude', { env: { ...t.env, PATH: `${bin}:${process.env.PATH}` }, waitReady: false });
-    await waitFor(
-      () => a.output().includes('relaunched child running') || fs.existsSync(path.join(t.env.SYNAPSE_REGISTRY_DIR!, `${a.agentId}.json`)),
-      10_000,
-      'the fake CLI to start',
-    );
+    const mark = path.join(bin, 'relaunched');
+    const a = await startHeadless('claude', { env: { ...t.env, PATH: `${bin}:${process.env.PATH}`, RELAUNCH_MARK: mark }, waitReady: false });
+    // The child runs only once the launcher ignores SIGHUP: stopping any sooner would kill the
+    // launcher by the hang-up itself (the agent registers before a CLI's node has even started).
+    await waitFor(() => fs.existsSync(mark), 10_000, 'the fake CLI to relaunch itself');
     await a.stop();
     // Exit 0 from the launcher (its child got the hang-up), not the SIGKILL fallback.
     expect(a.output()).toMatch(/cli exited \(code 0\)/);
