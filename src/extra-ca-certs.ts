@@ -7,9 +7,10 @@ import { requireCjs } from './require-cjs.js';
  *
  * Node 20 reads that file, and builds its whole root certificate store, before any script runs:
  * with the system's CA bundle (a common setting, and this machine's) that is ~30-40 ms and ~2 MiB
- * for every `synapse` process, though most never open a TLS connection. So bin/synapse.js's shebang
- * starts node with it empty (which node ignores) and its value under this name, and a Synapse
- * process that starts another (`synapse start`'s agent) does the same ({@link deferExtraCaCerts}). The process puts it back into its environment first thing
+ * for every `synapse` process, though most never open a TLS connection. So bin/synapse.js's
+ * shebang starts node with it empty (which node ignores) and its value under this name, and a
+ * Synapse process that starts another (`synapse start`'s agent, a pane, the pre-write hook) does
+ * the same ({@link deferExtraCaCerts}). The process puts it back into its environment first thing
  * ({@link restoreExtraCaCerts}), so the CLI it wraps and everything else it starts inherit it as
  * set, and reads the file itself before its own first TLS connection ({@link trustExtraCaCerts}).
  */
@@ -94,12 +95,13 @@ function sharedKey(options: Tls.SecureContextOptions): string | null {
 }
 
 /**
- * Before this process's first TLS connection (an https peer or webhook, an external agent, a
- * PostgreSQL server, a TLS listener): when it started without `NODE_EXTRA_CA_CERTS`, its
- * certificates now extend the default roots, as node would have done at start. Every TLS client
- * and server (fetch, https, pg, gRPC) gets its context from `tls.createSecureContext`, so that is
- * where they go in: a context without an explicit `ca` (which replaces the default roots, the extra
- * ones included, as in Node) gets them added. Parsing a bundle costs ~17 ms a context, so a
+ * Before this process's first TLS connection as a client (an https peer or webhook, an A2A push,
+ * an external agent, a canvas link, a PostgreSQL server; a TLS listener verifies no client
+ * certificates, so the extra roots change nothing there): when it started without
+ * `NODE_EXTRA_CA_CERTS`, its certificates now extend the default roots, as node would have done at
+ * start. Every TLS client (fetch, https, pg, gRPC) gets its context from
+ * `tls.createSecureContext`, so that is where they go in: a context without an explicit `ca`
+ * (which replaces the default roots, the extra ones included, as in Node) gets them added. Parsing a bundle costs ~17 ms a context, so a
  * client's context is made once per set of options and shared, as Node shares its root store.
  * Does nothing when there is nothing deferred, and after its first call.
  */
