@@ -76,9 +76,19 @@ async function tasksSaying(marker: string): Promise<any[]> {
 }
 
 /** How many times the echo CLI answered `marker` on its screen: once per delivery. */
-async function deliveriesOnScreen(marker: string): Promise<number> {
+async function echoesOf(marker: string): Promise<number> {
   const { body } = await getJson(`${a.endpoint}/screen`);
   return (body.lines as string[]).filter((l) => l.startsWith('ECHO:') && l.includes(marker)).length;
+}
+
+/**
+ * The same, once the answer is on the screen. A task answered through the reply route can be
+ * completed before the agent has read (and its emulator rendered) the answer the CLI printed just
+ * before it replied: the two reach the agent by different ways, in either order.
+ */
+async function deliveriesOnScreen(marker: string): Promise<number> {
+  await waitFor(async () => (await echoesOf(marker)) > 0, 5_000, `the echo of ${marker} on the screen`);
+  return echoesOf(marker);
 }
 
 describe('POST /tasks/send with Idempotency-Key', () => {
