@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { Env } from '../config/paths.js';
 import { SynapseError, type ErrorCode } from '../errors.js';
-import { deferExtraCaCerts } from '../extra-ca-certs.js';
 import { synapseBin } from './launch.js';
 
 /** `synapse __team` (cli/detached.ts TEAM_OP): the hidden command an agent runs for its team routes. */
@@ -31,7 +30,7 @@ export function runTeamOp(op: 'spawn' | 'team', request: unknown, ctx: { env: En
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [synapseBin, TEAM_OP], {
       cwd: ctx.cwd,
-      env: deferExtraCaCerts({ ...ctx.env, SYNAPSE_AGENT_ID: ctx.agentId }),
+      env: { ...ctx.env, SYNAPSE_AGENT_ID: ctx.agentId },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let out = '';

@@ -3,7 +3,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isPidAlive } from '../../../src/registry/liveness.js';
-import { freePort, runCli, tempHome, waitFor } from '../../support/synapse.js';
+import { environ } from '../../support/proc.js';
+import { freePort, ROOT, runCli, tempHome, waitFor } from '../../support/synapse.js';
 
 /**
  * `synapse canvas open | restart | logs`: the dashboard started in the background, as the
@@ -19,6 +20,7 @@ afterEach(async () => {
 });
 
 const alive = isPidAlive;
+const CERT_FILE = path.join(ROOT, 'test', 'fixtures', 'tls', 'cert.pem');
 
 describe('synapse canvas open, restart and logs', () => {
   it('open starts it in the background (SYNAPSE_CANVAS_PORT, SYNAPSE_CANVAS_DB_PATH), a second open finds it, restart keeps the port, logs prints its log', async () => {
@@ -26,7 +28,7 @@ describe('synapse canvas open, restart and logs', () => {
     homes.push(h);
     const port = await freePort();
     const db = path.join(h.home, 'elsewhere', 'cards.db');
-    const env = { ...h.env, SYNAPSE_CANVAS_PORT: String(port), SYNAPSE_CANVAS_DB_PATH: db };
+    const env = { ...h.env, SYNAPSE_CANVAS_PORT: String(port), SYNAPSE_CANVAS_DB_PATH: db, NODE_EXTRA_CA_CERTS: CERT_FILE };
     fs.mkdirSync(path.dirname(db), { recursive: true });
 
     const first = await runCli(['canvas', 'open', '--json'], { env });
@@ -34,6 +36,9 @@ describe('synapse canvas open, restart and logs', () => {
     const opened = JSON.parse(first.stdout) as { url: string; port: number; pid: number; started: boolean; log: string };
     expect(opened).toMatchObject({ url: `http://127.0.0.1:${port}`, port, started: true });
     expect(alive(opened.pid)).toBe(true);
+    // Its node starts without NODE_EXTRA_CA_CERTS, which waits under SYNAPSE_EXTRA_CA (src/extra-ca-certs.ts).
+    const started = environ(opened.pid);
+    expect([started.NODE_EXTRA_CA_CERTS, started.SYNAPSE_EXTRA_CA]).toEqual([undefined, CERT_FILE]);
     expect((await fetch(`${opened.url}/`)).status).toBe(200);
 
     // A card posted now lands in the database SYNAPSE_CANVAS_DB_PATH names.

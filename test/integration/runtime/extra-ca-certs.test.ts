@@ -148,4 +148,18 @@ describe('NODE_EXTRA_CA_CERTS', () => {
       server: true,
     });
   });
+
+  it("an unreadable file: node's own warning when it would have been read, and the default roots", async () => {
+    const script = `
+      import tls from 'node:tls';
+      import { restoreExtraCaCerts, trustExtraCaCerts } from ${JSON.stringify(path.join(ROOT, 'dist', 'extra-ca-certs.js'))};
+      restoreExtraCaCerts();
+      const before = tls.createSecureContext;
+      trustExtraCaCerts();
+      console.log(JSON.stringify({ env: process.env.NODE_EXTRA_CA_CERTS, patched: tls.createSecureContext !== before }));`;
+    const missing = path.join(t.home, 'no-such-ca.pem');
+    const run = await runNode(['--input-type=module', '-e', script], { env: { ...t.env, NODE_EXTRA_CA_CERTS: '', SYNAPSE_EXTRA_CA: missing } });
+    expect(run.stderr).toContain(`Warning: Ignoring extra certs from \`${missing}\`, load failed: ENOENT`);
+    expect(JSON.parse(run.stdout)).toEqual({ env: missing, patched: false });
+  });
 });
