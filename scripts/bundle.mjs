@@ -79,6 +79,7 @@ const VENDOR_GROUPS = ['vendor-xterm', 'vendor-pino', 'vendor-fastify'].map((nam
 const ENTRY = path.join(DIST, 'cli', 'main.js');
 const START_SEEDS = ['cli/commands/run-agent.js', 'runtime/start-agent.js'].map((f) => path.join(DIST, f));
 const START_PATH = new Set();
+const CORE = new Set();
 const startPath = {
   name: 'synapse-start-path',
   buildEnd() {
@@ -93,9 +94,11 @@ const startPath = {
       return seen;
     };
     const everyCommand = closure([ENTRY]);
+    for (const id of everyCommand) if (id !== ENTRY) CORE.add(id);
     for (const id of closure(START_SEEDS)) if (!everyCommand.has(id)) START_PATH.add(id);
   },
 };
+const CORE_GROUP = { name: 'core', test: (id) => CORE.has(id), includeDependenciesRecursively: false };
 const START_GROUP = { name: 'agent-start', test: (id) => START_PATH.has(id), includeDependenciesRecursively: false };
 
 /** Our `requireCjs('pkg')` of an INLINE package becomes `require('pkg')`, which the bundler resolves. */
@@ -159,7 +162,7 @@ const { output } = await bundle.write({
   // V8 keeps each module's source in memory; one non-ASCII character makes it a two-byte string
   // (the chunks of Fastify, xterm, pino and the agent held ~0.6 MiB more than their size).
   charset: 'ascii',
-  codeSplitting: { groups: [START_GROUP, ...VENDOR_GROUPS] },
+  codeSplitting: { groups: [CORE_GROUP, START_GROUP, ...VENDOR_GROUPS] },
 });
 await bundle.close();
 // What `charset: 'ascii'` leaves: the legal comments kept from bundled packages (a name with an

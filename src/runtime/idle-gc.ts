@@ -13,8 +13,13 @@ import { requireCjs } from '../require-cjs.js';
 function collector(): () => void {
   const exposed = (globalThis as { gc?: () => void }).gc;
   if (typeof exposed === 'function') return exposed;
-  (requireCjs('node:v8') as typeof V8).setFlagsFromString('--expose-gc');
-  return (requireCjs('node:vm') as typeof Vm).runInNewContext('gc') as () => void;
+  const v8 = requireCjs('node:v8') as typeof V8;
+  v8.setFlagsFromString('--expose-gc');
+  const gc = (requireCjs('node:vm') as typeof Vm).runInNewContext('gc') as () => void;
+  // Off again at once: V8 takes a code cache (Node's built-in one too) only under the flags it was
+  // made with, and a module loaded after this collection would otherwise be compiled from source.
+  v8.setFlagsFromString('--no-expose-gc');
+  return gc;
 }
 
 /** A full garbage collection that logs what it freed. */

@@ -19,7 +19,9 @@ export const synapseBin = fileURLToPath(new URL('../../bin/synapse.js', import.m
  * is small enough that GC and compiling in the background gain nothing from more). The one full
  * collection an agent runs once it is idle after work needs no flag (idle-gc.ts). `--optimize-for-size`
  * was measured and left out: 3 MiB less idle, but V8 then kept ~5 MiB more for 30 s after a burst
- * of 1,000 messages (guides/agent-runtime.md).
+ * of 1,000 messages (guides/agent-runtime.md). The bin puts `--max-semi-space-size` back to its
+ * default as its first act: the heap keeps the size it was made with, and V8 takes Node's built-in
+ * code cache again (it refuses it under any V8 flag off its default).
  */
 export const AGENT_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--v8-pool-size=1'];
 

@@ -75,6 +75,8 @@ describe('the npm package', () => {
       .map((f) => f.replace(/^package\//, ''));
     for (const f of [
       'bin/synapse.js',
+      // What makes bin/synapse.js CommonJS (it resets its V8 flag before node's ES module loader loads).
+      'bin/package.json',
       'dist/cli/main.js',
       'dist/bundle/main.js',
       'dist/bundle/vendor-fastify.js',

@@ -1,5 +1,6 @@
+import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { IdleCollector } from '../../../src/runtime/idle-gc.js';
+import { fullGc, IdleCollector } from '../../../src/runtime/idle-gc.js';
 import { manualClock } from '../../support/manual-clock.js';
 
 const IDLE_GC_QUIET_MS = 15_000;
@@ -72,5 +73,16 @@ describe('the idle collector', () => {
     t.advance(IDLE_GC_QUIET_MS * 2);
     expect(t.pending()).toBe(0);
     expect(collections).toBe(0);
+  });
+
+  it('collects without leaving --expose-gc on: a code cache made before is still taken after (V8 refuses one made under other flags)', () => {
+    const source = 'function answer() { return 42; }\nanswer();\n';
+    // Another file name each time: the same source under the same name would come from V8's
+    // in-memory compilation cache, and the code cache would not even be looked at.
+    const cachedData = new vm.Script(source, { filename: 'made.js' }).createCachedData();
+    const lines: string[] = [];
+    fullGc((line) => lines.push(line))();
+    expect(lines).toEqual([expect.stringMatching(/^idle after work: full GC, heap used [\d.]+ -> [\d.]+ MiB of [\d.]+, RSS [\d.]+ MiB$/)]);
+    expect(new vm.Script(source, { cachedData, filename: 'taken.js' }).cachedDataRejected).toBe(false);
   });
 });
