@@ -2,6 +2,9 @@
 //   - idle RSS and PSS of the agent process alone (its CLI child excluded), 10 s after it takes
 //     messages, for `synapse start echo`; then its RSS after the first A2A request of one kind
 //     (what a lazily loaded stack adds once used);
+//   - the same for an agent started as a team's are, from the port range (no --port) beside two
+//     others, and the CLI's first output of a foreground `synapse echo` beside them (the port claim
+//     reads the registry: what sorting it costs shows here, not in the single agent);
 //   - launch -> registry entry, -> agent card, -> READY, -> taking messages, and when
 //     `synapse start` returns, for `synapse start echo` and for the foreground mode in a PTY;
 //   - the wrapped CLI's first output (its `echo> ` prompt) in a PTY, with and without Synapse
@@ -20,6 +23,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -80,6 +84,60 @@ async function agentPort() {
       `require('net').createServer().once('error',()=>process.exit(1)).listen(${p + 1000},'127.0.0.1',function(){this.close()})`,
     ]);
     if (probe.status === 0) return p;
+  }
+}
+
+function canBind(port) {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen({ port, host: '127.0.0.1', exclusive: true }, () => s.close(() => resolve(true)));
+  });
+}
+
+/** `size` consecutive free ports, each with its gRPC port (+1000) free too: a team's port range. */
+async function agentRange(size) {
+  for (;;) {
+    const first = 20000 + Math.floor(Math.random() * 40000);
+    let ok = true;
+    for (let p = first; p < first + size && ok; p++) ok = (await canBind(p)) && (await canBind(p + 1000));
+    if (ok) return { first, last: first + size - 1 };
+  }
+}
+
+/** `synapse start echo` without --port, from the range `rangeEnv` sets: resolves once it takes messages. */
+async function startInRange(rangeEnv) {
+  const r = spawnSync(BIN, ['start', 'echo', '--json'], { env: rangeEnv, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`synapse start exited ${r.status}: ${r.stderr}`);
+  const { pid, port } = JSON.parse(r.stdout);
+  for (;;) {
+    if ((await getJson(`http://127.0.0.1:${port}/status`).catch(() => ({}))).ready_for_messages === true) break;
+    await sleep(20);
+  }
+  return { pid, port, readyAt: performance.now(), stop: () => stopPid(pid) };
+}
+
+/**
+ * A team's case: two agents from the range, a foreground `synapse echo` beside them (its CLI's
+ * first output), then a third agent from the range, idle for IDLE_MS (its RSS).
+ */
+async function teamRun() {
+  const range = await agentRange(4);
+  const rangeEnv = { ...env, SYNAPSE_PORT_RANGE_ECHO: `${range.first}-${range.last}` };
+  const agents = [];
+  try {
+    for (let i = 0; i < 2; i++) agents.push(await startInRange(rangeEnv));
+    const t0 = performance.now();
+    const run = inPty(BIN, ['echo', '--no-setup'], t0, rangeEnv);
+    const prompt = await Promise.race([run.prompt, run.exited.then(() => NaN), sleep(5000).then(() => NaN)]);
+    run.p.kill('SIGTERM');
+    await Promise.race([run.exited, sleep(8000)]);
+    const third = await startInRange(rangeEnv);
+    agents.push(third);
+    await sleep(Math.max(0, third.readyAt + IDLE_MS - performance.now()));
+    return { prompt, rss: memoryOf(third.pid).rss };
+  } finally {
+    for (const a of agents) await a.stop();
   }
 }
 
@@ -290,6 +348,7 @@ const fgPrompt = [];
 const noCaEnv = env.NODE_EXTRA_CA_CERTS ? Object.fromEntries(Object.entries(env).filter(([k]) => k !== 'NODE_EXTRA_CA_CERTS')) : null;
 const noCa = { fg: [], bare: [] };
 const idle = [];
+const team = [];
 const after = { jsonrpc: [], grpc: [], card: [] };
 const first = { jsonrpc: [], grpc: [], card: [] };
 const KINDS = ['jsonrpc', 'grpc', 'card'];
@@ -321,6 +380,9 @@ try {
       noCa.bare.push(await bareCli(noCaEnv));
     }
   }
+
+  // A team's case, a few times (each takes IDLE_MS).
+  for (let i = 0; i < Math.min(RUNS, 3); i++) team.push(await teamRun());
 
   // Growth: one agent takes MESSAGES messages, then SSE_CYCLES stream subscriptions.
   const port = await agentPort();
@@ -381,6 +443,10 @@ try {
     `original ${ORIGINAL.idleRssMiB} MiB, goal <= ${(ORIGINAL.idleRssMiB * 0.8).toFixed(0)} MiB`,
   );
   row('PSS', `p50 ${median(pss).toFixed(1)} MiB  (min ${Math.min(...pss).toFixed(1)}, max ${Math.max(...pss).toFixed(1)})`);
+  row(
+    'RSS, started beside two agents (port range)',
+    `p50 ${median(team.map((x) => x.rss)).toFixed(1)} MiB  (${team.length} agents; the claim sorts the registry)`,
+  );
   for (const k of KINDS)
     if (after[k].length) row(`RSS 1 s after the first ${k} request`, `p50 ${median(after[k]).toFixed(1)} MiB  (${after[k].length} agents)`);
   console.log('start-up, launch -> milestone (`synapse start echo`, detached):');
@@ -398,6 +464,7 @@ try {
   row('echo CLI alone', ms3(bare));
   row('through `synapse echo`', ms3(fgPrompt), `overhead p50 ${fmt(median(fgPrompt) - median(bare))} (goal <= 50 ms)`);
   row('… its milestones polled every 2 ms meanwhile', ms3(fg.prompt), `overhead p50 ${fmt(median(fg.prompt) - median(bare))}`);
+  row('… beside two agents (port from the range)', ms3(team.map((x) => x.prompt)), `overhead p50 ${fmt(median(team.map((x) => x.prompt)) - median(bare))}`);
   if (noCaEnv) {
     row('echo CLI alone, NODE_EXTRA_CA_CERTS unset', ms3(noCa.bare));
     row('through `synapse echo`, unset', ms3(noCa.fg), `overhead p50 ${fmt(median(noCa.fg) - median(noCa.bare))}`);

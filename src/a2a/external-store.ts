@@ -4,6 +4,7 @@ import path from 'node:path';
 import { SynapseError } from '../errors.js';
 import { readDirNames, readJsonFile } from '../json-file.js';
 import { envSetting } from '../config/env-setting.js';
+import { naturalCompare } from '../text-order.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -99,7 +100,7 @@ export class ExternalStore {
         problems.push({ file, error: (err as Error).message });
       }
     }
-    return { agents: agents.sort((a, b) => a.alias.localeCompare(b.alias)), problems };
+    return { agents: agents.sort((a, b) => naturalCompare(a.alias, b.alias)), problems };
   }
 
   list(): ExternalAgent[] {

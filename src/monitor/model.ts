@@ -1,5 +1,6 @@
 import type { AgentRow } from './columns.js';
 import { applyFilter } from './filter.js';
+import { naturalCompare } from '../text-order.js';
 
 /**
  * The monitor's state, pure data: the agents of the last registry read, the filter, the
@@ -54,7 +55,7 @@ export function settle(state: MonitorState): MonitorState {
 
 /** A fresh read of the registry replaces the agents (sorted by id, so rows keep their places). */
 export function withAgents(state: MonitorState, agents: readonly AgentRow[]): MonitorState {
-  const sorted = [...agents].sort((a, b) => a.entry.agent_id.localeCompare(b.entry.agent_id, 'en', { numeric: true }));
+  const sorted = [...agents].sort((a, b) => naturalCompare(a.entry.agent_id, b.entry.agent_id));
   return settle({ ...state, agents: sorted, loaded: true });
 }
 

@@ -4,6 +4,7 @@
  * Python Synapse, so both sides' entries parse, and the file keeps the original's conventions
  * (timestamps in epoch seconds); in memory every timestamp is an ISO string.
  */
+import { iso } from '../clock.js';
 export interface RegistryEntry {
   agent_id: string;
   agent_type: string;
@@ -41,7 +42,7 @@ export interface RegistryEntry {
 /** A time as either side writes it (epoch seconds, fractional, or ISO 8601) → ISO, or null when it is neither. */
 function isoTime(v: unknown): string | null {
   const ms = typeof v === 'number' && Number.isFinite(v) ? v * 1000 : typeof v === 'string' ? Date.parse(v) : Number.NaN;
-  return Number.isNaN(ms) ? null : new Date(Math.round(ms)).toISOString();
+  return Number.isNaN(ms) ? null : iso(Math.round(ms));
 }
 
 const isString = (v: unknown) => typeof v === 'string';

@@ -4,6 +4,7 @@ import { SynapseError } from '../errors.js';
 import { readJsonFile } from '../json-file.js';
 import { checkRegistryEntry, entryFile, type RegistryEntry } from './entry.js';
 import { isEntryAlive } from './liveness.js';
+import { naturalCompare } from '../text-order.js';
 
 /** A file in the registry directory that is there but is not a readable entry. */
 export interface RegistryProblem {
@@ -89,7 +90,7 @@ export class FileRegistry {
       if ('problem' in got) problems.push(got.problem);
       else entries.push(got.entry);
     }
-    entries.sort((a, b) => a.agent_id.localeCompare(b.agent_id, 'en', { numeric: true }));
+    entries.sort((a, b) => naturalCompare(a.agent_id, b.agent_id));
     return { entries, problems };
   }
 

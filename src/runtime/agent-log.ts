@@ -4,8 +4,12 @@ import type * as Pino from 'pino';
 import type { Logger as PinoLogger } from 'pino';
 import { requireCjs } from '../require-cjs.js';
 import { envSetting } from '../config/env-setting.js';
+import { iso } from '../clock.js';
 
 const { pino } = requireCjs('pino') as typeof Pino;
+
+/** pino's `isoTime`, written by `iso` (no Date made into text, so ICU's time zones never load). */
+const isoTime = () => `,"time":"${iso(Date.now())}"`;
 
 export interface AgentLog {
   logger: PinoLogger;
@@ -29,7 +33,7 @@ export function openAgentLog(agentId: string, file: string | null, level = 'info
     {
       level,
       base: { agent_id: agentId },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
     dest,

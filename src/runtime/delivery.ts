@@ -11,6 +11,7 @@ import type { LinesAt, Screen } from './screen.js';
 import type { ScreenReading, ScreenStatusTracker } from './screen-status.js';
 import type { TaskManager } from './tasks.js';
 import { TurnWatch } from './turn-watch.js';
+import { iso } from '../clock.js';
 
 interface InFlight {
   taskId: string;
@@ -380,7 +381,7 @@ export class DeliveryLoop extends EventEmitter {
       echoTimer: undefined,
     };
     this.setInflight(f);
-    const started = this.deps.tasks.transition(task.id, 'working', { metadata: { pty_written_at: new Date(this.deps.clock.now()).toISOString() } });
+    const started = this.deps.tasks.transition(task.id, 'working', { metadata: { pty_written_at: iso(this.deps.clock.now()) } });
     if (!started || TERMINAL_STATES.has(started.status.state)) {
       this.clearInflight();
       return;

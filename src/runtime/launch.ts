@@ -9,6 +9,7 @@ import type { RegistryEntry } from '../registry/entry.js';
 import { describeExit, exitRecordOfPid } from '../registry/exit-record.js';
 import { isPidAlive } from '../registry/liveness.js';
 import { openRegistry } from '../registry/lookup.js';
+import { iso } from '../clock.js';
 
 export const synapseBin = fileURLToPath(new URL('../../bin/synapse.js', import.meta.url));
 
@@ -78,7 +79,7 @@ function goneError(pid: number, logFile: string, env: Env): SynapseError {
 export async function launchBackground(opts: { synapseArgs: string[]; env: Env; cwd: string; timeoutMs?: number; upWithinMs?: number }): Promise<Launched> {
   const dir = logsDir(opts.env);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const stamp = iso(Date.now()).replace(/[:.]/g, '-');
   const logFile = path.join(dir, `start-${stamp}-${process.pid}.log`);
   const fd = fs.openSync(logFile, 'a', 0o600);
   const child = spawn(process.execPath, [...AGENT_NODE_FLAGS, synapseBin, ...opts.synapseArgs], {

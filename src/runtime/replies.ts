@@ -10,6 +10,7 @@ import type { RegistryEntry } from '../registry/entry.js';
 import type { ReplyEntry, ReplyStack } from '../registry/reply-stack.js';
 import type { Clock } from '../clock.js';
 import { textArtifact, type TaskManager } from './tasks.js';
+import { iso } from '../clock.js';
 
 /** The original's error codes: a failed reply, and a turn that ended with no reply and no output. */
 const REPLY_FAILED = 'REPLY_FAILED';
@@ -74,7 +75,7 @@ export class ReplyCoordinator {
         sender_endpoint: s.sender_endpoint ?? null,
         task_id: task.id,
         sender_task_id: typeof task.metadata.sender_task_id === 'string' ? task.metadata.sender_task_id : null,
-        received_at: new Date(this.deps.clock.now()).toISOString(),
+        received_at: iso(this.deps.clock.now()),
       }),
     );
   }
@@ -211,7 +212,7 @@ export class ReplyCoordinator {
       current.artifacts = [textArtifact(outcome.text), ...derivedArtifacts(outcome.text, '')];
       current.error = null;
       current.metadata = { ...current.metadata, reply_source: 'reply' };
-      current.updated_at = new Date(this.deps.clock.now()).toISOString();
+      current.updated_at = iso(this.deps.clock.now());
       this.deps.tasks.store.save(current);
       this.deps.tasks.emit('updated', current, 'completed');
       return current;

@@ -15,6 +15,7 @@ import {
 import { SynapseError } from '../errors.js';
 import type { AgentTaskStore } from '../store/agent-tasks.js';
 import type { Clock } from '../clock.js';
+import { iso } from '../clock.js';
 
 /**
  * Owns every task's life: creation (queued), the state machine, receipts and artifacts.
@@ -30,7 +31,7 @@ export class TaskManager extends EventEmitter {
   }
 
   private iso(): string {
-    return new Date(this.clock.now()).toISOString();
+    return iso(this.clock.now());
   }
 
   create(input: NewTask): Task {

@@ -7,7 +7,7 @@ import { envSetting } from '../config/env-setting.js';
 import type { Env } from '../config/paths.js';
 import { redactUrl, webhookEventFor, type WebhookEvent, type WebhookStore, type WebhookTarget } from '../store/webhooks.js';
 import { VERSION } from '../version.js';
-import { systemClock, type Clock } from '../clock.js';
+import { systemClock, type Clock, iso } from '../clock.js';
 import { nodeCrypto } from '../require-cjs.js';
 
 /** Waits before retry 1, 2, 3; further retries keep doubling the last one. */
@@ -120,7 +120,7 @@ export class WebhookDispatcher {
     const deliveries: Delivery[] = [];
     for (const target of targets) {
       const id = nodeCrypto().randomUUID();
-      const timestamp = new Date(this.clock.now()).toISOString();
+      const timestamp = iso(this.clock.now());
       // The original's body: {event, event_id, timestamp, data: {task_id, error?}}, plus the task.
       const body = Buffer.from(JSON.stringify(redactDeep(webhookPayload(event, id, timestamp, task, this.agentId), this.redact)));
       deliveries.push(this.delivery({ id, timestamp, event, taskId: task.id, target, body }));

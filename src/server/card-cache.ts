@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { httpDate } from '../clock.js';
 
 /**
  * How long a client may use a card without asking again. The card carries the agent's status
@@ -75,7 +76,7 @@ export class CardCache {
     const version = this.version(opts.variant ?? '', strongEtag(body), now);
     // Never a date in the future (RFC 9110 §8.8.2.1): until then, an earlier one, which only
     // costs its holder one full answer.
-    const lastModified = new Date(Math.min(version.modified, now) * 1000).toUTCString();
+    const lastModified = httpDate(Math.min(version.modified, now) * 1000);
     reply.header('cache-control', CARD_CACHE_CONTROL).header('etag', version.etag).header('last-modified', lastModified);
     if (opts.vary) appendVary(reply, opts.vary);
     if (this.notModified(req, version)) return reply.status(304).send();

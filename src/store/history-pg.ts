@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { Task } from '../agent-api/task.js';
-import { systemClock, type Clock } from '../clock.js';
+import { iso, systemClock, type Clock } from '../clock.js';
 import { DEFAULT_PRICES, type ModelPrice } from '../config/pricing.js';
 import { SynapseError } from '../errors.js';
 import { redactDeep, type Redactor } from '../redact.js';
@@ -212,7 +212,7 @@ export class PgHistory implements History {
    */
   async cleanup(options: { days?: number; maxBytes?: number; dryRun?: boolean }): Promise<CleanupResult> {
     checkCleanup(options);
-    const cutoff = options.days === undefined ? null : new Date(this.clock.now() - options.days * 86_400_000).toISOString();
+    const cutoff = options.days === undefined ? null : iso(this.clock.now() - options.days * 86_400_000);
     return this.db.tx(
       async (q) => {
         // One cleaner at a time; agents keep recording meanwhile (their new rows are not candidates).

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Task } from '../agent-api/task.js';
 import type { Env } from '../config/paths.js';
 import { SynapseError } from '../errors.js';
-import { systemClock, type Clock } from '../clock.js';
+import { iso, systemClock, type Clock } from '../clock.js';
 import { entryFromTask, entryToRow, rowToEntry } from './history-entry.js';
 import {
   HISTORY_MIGRATIONS,
@@ -245,7 +245,7 @@ export class HistoryStore {
   cleanup(options: { days?: number; maxBytes?: number; dryRun?: boolean }): CleanupResult {
     checkCleanup(options);
     const before = this.bytes();
-    const cutoff = options.days === undefined ? null : new Date(this.clock.now() - options.days * 86_400_000).toISOString();
+    const cutoff = options.days === undefined ? null : iso(this.clock.now() - options.days * 86_400_000);
     let doomed = this.doomed(cutoff, options.maxBytes);
     const remainingBefore = this.count();
     if (options.dryRun) {

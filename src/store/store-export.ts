@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { iso } from '../clock.js';
 import path from 'node:path';
 import type { Env } from '../config/paths.js';
 import { SynapseError } from '../errors.js';
@@ -49,7 +50,7 @@ export async function exportStore(projectDir: string, o: StoreOptions): Promise<
   const t = o.target ?? storeTarget(projectDir, o.env);
   const rows = await readRows(projectDir, t, o);
   const counts = Object.fromEntries(TABLE_NAMES.map((n) => [n, rows[n].length])) as Record<TableName, number>;
-  return { text: formatExport(rows, t.backend, new Date().toISOString()), result: { backend: t.backend, location: where(projectDir, t), rows: counts } };
+  return { text: formatExport(rows, t.backend, iso(Date.now())), result: { backend: t.backend, location: where(projectDir, t), rows: counts } };
 }
 
 /** Writes the export to `file` (mode 0600: it holds the team's board), replacing it whole or not at all. */

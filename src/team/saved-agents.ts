@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { projectSynapseDir, synapseHome, type Env } from '../config/paths.js';
 import { SynapseError } from '../errors.js';
+import { naturalCompare } from '../text-order.js';
 
 /** Where a saved agent lives: the project's `.synapse/agents/` (wins) or the user's `~/.synapse/agents/`. */
 type SavedScope = 'project' | 'user';
@@ -72,7 +73,7 @@ export function listSavedAgents(cwd: string, env: Env): SavedAgent[] {
       }
     }
   }
-  return [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
+  return [...byId.values()].sort((a, b) => naturalCompare(a.id, b.id));
 }
 
 /** By id, then by name; null when none matches; an error when a name matches more than one. */

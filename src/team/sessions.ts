@@ -9,6 +9,7 @@ import { findConversationId, findsConversationLater } from '../profiles/conversa
 import { findProfile } from '../profiles/index.js';
 import type { RegistryEntry } from '../registry/entry.js';
 import { sameProject } from '../registry/project.js';
+import { compareCodeUnits } from '../text-order.js';
 
 /**
  * A saved session (`synapse session save <name>`): every live agent of a project, as it would be
@@ -165,7 +166,7 @@ export function saveSession(
     name,
     saved_at: opts.now.toISOString(),
     project_dir: opts.cwd,
-    agents: members.sort((a, b) => a.registered_at.localeCompare(b.registered_at)).map((e) => memberOf(e, opts.env)),
+    agents: members.sort((a, b) => compareCodeUnits(a.registered_at, b.registered_at)).map((e) => memberOf(e, opts.env)),
   };
   const dir = sessionDir(opts.scope, opts.cwd, opts.env);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });

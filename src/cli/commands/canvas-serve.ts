@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { iso } from '../../clock.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { canvasStateFile, logsDir, type Env } from '../../config/paths.js';
@@ -178,7 +179,7 @@ export async function serveCanvas(o: ServeOptions, io: CommandIo): Promise<void>
   if (running) throw new SynapseError('conflict', `the canvas is already running at ${running.url} (pid ${running.pid}); stop it with synapse canvas stop`);
   const { buildCanvasApp } = await import('../../server/canvas/canvas-app.js');
   const url = `http://127.0.0.1:${port}`;
-  const startedAt = new Date().toISOString();
+  const startedAt = iso(Date.now());
   const { app } = await buildCanvasApp({
     env: io.env,
     projectDir: projectDir(io),

@@ -8,6 +8,7 @@ import { SynapseError } from '../../errors.js';
 import { redactUrl } from '../../redact.js';
 import { printJson, println, type CommandIo } from '../io.js';
 import { renderTable } from '../table.js';
+import { compareCodeUnits } from '../../text-order.js';
 
 export function parseScope(raw: string | undefined, allowed: readonly Scope[] = SCOPES): Scope | undefined {
   if (raw === undefined) return undefined;
@@ -50,7 +51,7 @@ export function configShow(flags: { scope?: string; json?: boolean }, io: Comman
     return;
   }
   const { entries, withheld } = resolveSettings(io.cwd, io.env, projectTrustCheck(io.env));
-  const keys = [...entries.keys()].sort((a, b) => Number(a.startsWith('env.')) - Number(b.startsWith('env.')) || a.localeCompare(b));
+  const keys = [...entries.keys()].sort((a, b) => Number(a.startsWith('env.')) - Number(b.startsWith('env.')) || compareCodeUnits(a, b));
   if (flags.json) {
     const out: Record<string, { value: unknown; source: string; file?: string; withheld?: { value: unknown; source: string; file: string } }> = {};
     for (const k of keys) {

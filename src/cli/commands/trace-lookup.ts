@@ -12,6 +12,7 @@ import { entryFromTask, type HistoryEntry } from '../../store/history.js';
 import { liveAgents } from '../../registry/lookup.js';
 import { agentsNamed } from '../../registry/targets.js';
 import type { Trace } from './history-format.js';
+import { compareCodeUnits } from '../../text-order.js';
 
 const LIVE_TIMEOUT_MS = 1500;
 
@@ -95,7 +96,7 @@ async function fileChanges(env: Env, dirs: string[], taskId: string, warnings: s
       warnings.push(`file changes in ${dir} could not be read: ${(err as Error).message}`);
     }
   }
-  return [...seen.values()].sort((a, b) => a.recorded_at.localeCompare(b.recorded_at) || a.id - b.id);
+  return [...seen.values()].sort((a, b) => compareCodeUnits(a.recorded_at, b.recorded_at) || a.id - b.id);
 }
 
 /** Everything `synapse trace` shows about one task. */

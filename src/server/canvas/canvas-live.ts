@@ -10,6 +10,8 @@ import { withNames, type ViewTask } from '../../store/board-view.js';
 import { boardDbPath } from '../../store/settings.js';
 import type { Card, CanvasStore } from '../../store/canvas.js';
 import { acceptedPlanIds, syncPlan } from '../../store/canvas-plan.js';
+import { naturalCompare } from '../../text-order.js';
+import { iso } from '../../clock.js';
 
 /** What the dashboard is told over its WebSocket. After a (re)connect it refetches everything. */
 export type LiveEvent =
@@ -39,7 +41,7 @@ export function agentViews(env: Env): AgentView[] {
       working_dir: e.working_dir,
       endpoint: e.endpoint,
     }))
-    .sort((a, b) => a.agent_id.localeCompare(b.agent_id));
+    .sort((a, b) => naturalCompare(a.agent_id, b.agent_id));
 }
 
 /**
@@ -94,7 +96,7 @@ export class CanvasLive {
     this.clients.add(socket);
     socket.on('close', () => this.clients.delete(socket));
     socket.on('error', () => this.clients.delete(socket));
-    this.sendTo(socket, { type: 'hello', server_time: new Date().toISOString() });
+    this.sendTo(socket, { type: 'hello', server_time: iso(Date.now()) });
   }
 
   get clientCount(): number {
