@@ -8,7 +8,9 @@
 //   - launch -> registry entry, -> agent card, -> READY, -> taking messages, and when
 //     `synapse start` returns, for `synapse start echo` and for the foreground mode in a PTY;
 //   - the wrapped CLI's first output (its `echo> ` prompt) in a PTY, with and without Synapse
-//     (a foreground launch of its own: nothing polls its milestones meanwhile);
+//     (a foreground launch of its own: nothing polls its milestones meanwhile); the overhead as
+//     the difference of the two medians, and as the median of each launch's difference from the
+//     CLI-alone launch right after it;
 //     when the environment sets NODE_EXTRA_CA_CERTS, also with it unset for both (every node
 //     process parses those certificates before any script runs: Synapse's start and the CLI's);
 //   - the first A2A request right after start (JSON-RPC SendMessage, gRPC SendMessage, the A2A
@@ -336,6 +338,16 @@ function timeCli(file, args) {
   return performance.now() - t0;
 }
 
+/**
+ * The overhead launch by launch: each Synapse launch less the CLI-alone launch made right after it,
+ * then the median and range of those differences. Start times drift by 5-10 ms between minutes on
+ * this machine; a difference of neighbours is not moved by that drift, a difference of medians is.
+ */
+function pairedOverhead(through, alone) {
+  const d = through.map((t, i) => t - alone[i]).filter((x) => Number.isFinite(x));
+  return `p50 ${fmt(median(d))} (min ${fmt(Math.min(...d))}, max ${fmt(Math.max(...d))})`;
+}
+
 const row = (label, value, note = '') => console.log(`  ${label.padEnd(44)} ${value}${note ? `  ${note}` : ''}`);
 const ms3 = (xs) => `p50 ${fmt(median(xs)).padStart(9)}  (min ${fmt(Math.min(...xs))}, max ${fmt(Math.max(...xs))})`;
 
@@ -462,12 +474,20 @@ try {
   row('-> taking messages', ms3(fg.taking));
   console.log("the wrapped CLI's first output (its prompt) in a PTY:");
   row('echo CLI alone', ms3(bare));
-  row('through `synapse echo`', ms3(fgPrompt), `overhead p50 ${fmt(median(fgPrompt) - median(bare))} (goal <= 50 ms)`);
+  row(
+    'through `synapse echo`',
+    ms3(fgPrompt),
+    `overhead p50 ${fmt(median(fgPrompt) - median(bare))} (goal <= 50 ms); launch by launch ${pairedOverhead(fgPrompt, bare)}`,
+  );
   row('… its milestones polled every 2 ms meanwhile', ms3(fg.prompt), `overhead p50 ${fmt(median(fg.prompt) - median(bare))}`);
   row('… beside two agents (port from the range)', ms3(team.map((x) => x.prompt)), `overhead p50 ${fmt(median(team.map((x) => x.prompt)) - median(bare))}`);
   if (noCaEnv) {
     row('echo CLI alone, NODE_EXTRA_CA_CERTS unset', ms3(noCa.bare));
-    row('through `synapse echo`, unset', ms3(noCa.fg), `overhead p50 ${fmt(median(noCa.fg) - median(noCa.bare))}`);
+    row(
+      'through `synapse echo`, unset',
+      ms3(noCa.fg),
+      `overhead p50 ${fmt(median(noCa.fg) - median(noCa.bare))}; launch by launch ${pairedOverhead(noCa.fg, noCa.bare)}`,
+    );
   }
   console.log('the first A2A request on a fresh idle agent, then the second (the difference is any lazy load):');
   const label = { jsonrpc: 'JSON-RPC SendMessage (blocking)', grpc: 'gRPC SendMessage (blocking)', card: 'A2A card (/.well-known/agent-card.json)' };
