@@ -5,6 +5,7 @@
  * (timestamps in epoch seconds); in memory every timestamp is an ISO string.
  */
 import { iso } from '../clock.js';
+
 export interface RegistryEntry {
   agent_id: string;
   agent_type: string;

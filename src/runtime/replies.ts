@@ -8,9 +8,8 @@ import type { PeerTls } from '../a2a/peer-tls.js';
 import { SynapseError } from '../errors.js';
 import type { RegistryEntry } from '../registry/entry.js';
 import type { ReplyEntry, ReplyStack } from '../registry/reply-stack.js';
-import type { Clock } from '../clock.js';
 import { textArtifact, type TaskManager } from './tasks.js';
-import { iso } from '../clock.js';
+import { iso, type Clock } from '../clock.js';
 
 /** The original's error codes: a failed reply, and a turn that ended with no reply and no output. */
 const REPLY_FAILED = 'REPLY_FAILED';

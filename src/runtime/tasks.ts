@@ -14,8 +14,7 @@ import {
 } from '../agent-api/task.js';
 import { SynapseError } from '../errors.js';
 import type { AgentTaskStore } from '../store/agent-tasks.js';
-import type { Clock } from '../clock.js';
-import { iso } from '../clock.js';
+import { iso, type Clock } from '../clock.js';
 
 /**
  * Owns every task's life: creation (queued), the state machine, receipts and artifacts.

@@ -7,7 +7,7 @@ import { envSetting } from '../config/env-setting.js';
 import type { Env } from '../config/paths.js';
 import { redactUrl, webhookEventFor, type WebhookEvent, type WebhookStore, type WebhookTarget } from '../store/webhooks.js';
 import { VERSION } from '../version.js';
-import { systemClock, type Clock, iso } from '../clock.js';
+import { iso, systemClock, type Clock } from '../clock.js';
 import { nodeCrypto } from '../require-cjs.js';
 
 /** Waits before retry 1, 2, 3; further retries keep doubling the last one. */

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import { iso } from '../clock.js';
 import path from 'node:path';
+import { iso } from '../clock.js';
 import type { Env } from '../config/paths.js';
 import { SynapseError } from '../errors.js';
 import { boardDbPath } from './settings.js';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { iso } from '../../clock.js';
 import fs from 'node:fs';
 import path from 'node:path';
+import { iso } from '../../clock.js';
 import { canvasStateFile, logsDir, type Env } from '../../config/paths.js';
 import { envSetting } from '../../config/env-setting.js';
 import { SynapseError } from '../../errors.js';

@@ -19,11 +19,20 @@ afterEach(async () => {
     } catch {
       continue; // already gone
     }
-    await waitFor(() => !fs.readdirSync(t.env.SYNAPSE_REGISTRY_DIR!).some((f) => f.includes(String(pid))) || true, 1000);
+    await waitFor(() => !isAlive(pid), 10_000, `agent ${pid} to stop`);
   }
   await cleanupAll();
 });
 afterAll(() => t.cleanup());
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function traces(dir: string): Record<string, string> {
   return Object.fromEntries(fs.readdirSync(dir).map((f) => [f, fs.readFileSync(path.join(dir, f), 'utf8')]));
@@ -67,7 +76,8 @@ describe('ICU in Synapse processes', () => {
       ports.push(port);
       logs.push(log_file);
     }
-    expect(ports.sort()).toEqual([range.first, range.first + 1, range.first + 2]);
+    ports.sort((a, b) => a - b);
+    expect(ports).toEqual([range.first, range.first + 1, range.first + 2]);
     for (const port of ports) {
       const endpoint = `http://127.0.0.1:${port}`;
       await waitFor(async () => (await getJson(`${endpoint}/status`)).body.ready_for_messages === true, 15_000, `agent ${port} to take messages`);
