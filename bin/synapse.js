@@ -13,16 +13,17 @@
 // loader, compiled from source, before its first line runs. For the same reason the setter is
 // node:v8's own binding, not node:v8, which would first load the stream modules, compiled from
 // source (~4 ms); node marks that access deprecated (DEP0111), so its warning is not printed.
+// Under `--no-deprecation` (NODE_OPTIONS) node has made process.noDeprecation read-only, and true.
 function v8Flags() {
   if (typeof process.binding !== 'function') return require('node:v8');
-  const quiet = process.noDeprecation;
-  process.noDeprecation = true;
+  const quiet = process.noDeprecation === true;
   try {
+    if (!quiet) process.noDeprecation = true;
     return process.binding('v8');
   } catch {
     return require('node:v8');
   } finally {
-    process.noDeprecation = quiet;
+    if (!quiet) process.noDeprecation = false;
   }
 }
 v8Flags().setFlagsFromString('--max-semi-space-size=0');
