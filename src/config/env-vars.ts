@@ -321,6 +321,16 @@ export const ENV_VARS = {
     description:
       'How long an agent waits with no task in flight, after one, before one full garbage collection hands back the memory the work grew (0: never).',
   },
+  SYNAPSE_OPTIMIZE_AFTER_KB: {
+    kind: 'number',
+    default: 256,
+    integer: true,
+    min: 0,
+    max: 1048576,
+    unit: 'KiB',
+    description:
+      "How much output an agent's CLI writes before the agent turns on V8's optimizing compiler, which it holds off from the start (start-up code runs once; optimizing it kept ~4 MiB more resident); 0: on from the start.",
+  },
   SYNAPSE_MAX_SSE_STREAMS: {
     kind: 'number',
     default: 64,

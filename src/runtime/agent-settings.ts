@@ -35,6 +35,8 @@ export interface AgentSettings {
   scrollbackLines: number;
   /** `SYNAPSE_IDLE_GC_MS`: quiet time after work before one full collection (0: never). */
   idleGcMs: number;
+  /** `SYNAPSE_OPTIMIZE_AFTER_KB`, in characters: the CLI's output that turns V8's optimizing compiler on (0: on from the start). */
+  optimizeAfterChars: number;
 }
 
 /**
@@ -59,6 +61,7 @@ export function agentSettings(env: Env): AgentSettings {
     longMessageTtlMs: envSetting(env, 'SYNAPSE_LONG_MESSAGE_TTL') * 1000,
     scrollbackLines: envSetting(env, 'SYNAPSE_SCROLLBACK_LINES'),
     idleGcMs: envSetting(env, 'SYNAPSE_IDLE_GC_MS'),
+    optimizeAfterChars: envSetting(env, 'SYNAPSE_OPTIMIZE_AFTER_KB') * 1024,
     fileSafetyRetentionDays: envSetting(env, 'SYNAPSE_FILE_SAFETY_RETENTION_DAYS'),
   };
 }

@@ -26,6 +26,7 @@ import { BoardSync } from './board-link.js';
 import { CliSession } from './cli-session.js';
 import { DeliveryLoop } from './delivery.js';
 import type { EarlyCli } from './early-cli.js';
+import type { OptimizerGate } from './optimizer-gate.js';
 import { startMessageSweep } from './message-files.js';
 import { startFileSafetyRetention } from './file-safety-retention.js';
 import { startIdempotencySweep } from './idempotency-sweep.js';
@@ -117,6 +118,8 @@ export interface EarlyStart {
   registry: FileRegistry;
   clock: Clock;
   cli: EarlyCli;
+  /** V8's optimizing compiler, held off until the CLI's output turns it on. */
+  optimizer: OptimizerGate;
   /** Its command line, for the log. */
   commandLine: string;
   /** Environment variables not passed to the CLI (the profile's `dropEnv`), for the log. */
@@ -304,6 +307,9 @@ class Agent {
     const exposed = exposureWarning(f.host, env);
     if (exposed) log(exposed);
     if (f.droppedArgs.length) log(`passed once: ${f.droppedArgs.join(' ')} (the ${profile.id} profile passes it, and so do the CLI args)`);
+    f.optimizer.whenReleased((chars) =>
+      log(`V8's optimizing compiler on: ${profile.id} has written ${Math.round(chars / 1024)} KiB (SYNAPSE_OPTIMIZE_AFTER_KB)`),
+    );
     const withheld = this.opts.extras?.settings_withheld;
     if (Array.isArray(withheld) && withheld.length > 0)
       this.logger.warn(

@@ -23,12 +23,14 @@ export class EarlyCli {
   private heldBytes = 0;
   private sink: ((data: string) => void) | null = null;
 
-  constructor(opts: SpawnOptions) {
+  /** `watch` is told the size of every chunk of output (optimizer-gate.ts). */
+  constructor(opts: SpawnOptions, watch?: (chars: number) => void) {
     this.terminal = spawnTerminal(opts);
     let outputSeen: () => void = () => undefined;
     this.firstOutput = new Promise((resolve) => (outputSeen = resolve));
     this.terminal.onData((data) => {
       outputSeen();
+      watch?.(data.length);
       if (this.sink) this.sink(data);
       else this.hold(data);
     });

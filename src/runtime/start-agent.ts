@@ -8,6 +8,7 @@ import type { AgentOptions, RunningAgent } from './agent.js';
 import { agentSettings } from './agent-settings.js';
 import { cliEnv } from './cli-env.js';
 import { EarlyCli } from './early-cli.js';
+import { OptimizerGate } from './optimizer-gate.js';
 import { UserTerminal } from './passthrough.js';
 import { claimPort, portRange } from './port-claim.js';
 import type { AgentIdentity } from './presence.js';
@@ -103,9 +104,10 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const { env, dropped: droppedEnv } = cliEnv(opts.env, opts.profile, { agentId: identity.agentId, port: identity.port });
   // Best effort, before the CLI starts so it sees the skill: never throws.
   deployCoreSkill(opts.profile.id, opts.env, opts.cwd);
+  const optimizer = new OptimizerGate(settings.optimizeAfterChars);
   let cli: EarlyCli;
   try {
-    cli = new EarlyCli({ command: opts.profile.command, args, cwd: opts.cwd, env, ...size });
+    cli = new EarlyCli({ command: opts.profile.command, args, cwd: opts.cwd, env, ...size }, (chars) => optimizer.output(chars));
   } catch (err) {
     // Nothing may keep the process alive after a failed start: the claimed port would.
     claim.server.close();
@@ -116,10 +118,12 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   try {
     // In the foreground nothing heavy is even read before the CLI's first screen is on the person's terminal.
     if (user) await firstOutputOf(cli, FIRST_OUTPUT_WAIT_MS);
+    // What runs from here until the agent takes messages runs once: none of it is worth optimizing.
+    optimizer.hold();
     await loadInSlices();
     const { composeAgent } = await import('./agent.js');
     const commandLine = [opts.profile.command, ...args].join(' ');
-    return await composeAgent(opts, { identity, settings, claim, host, registry, clock, cli, commandLine, droppedEnv, droppedArgs, size, user });
+    return await composeAgent(opts, { identity, settings, claim, host, registry, clock, cli, optimizer, commandLine, droppedEnv, droppedArgs, size, user });
   } catch (err) {
     user?.stop();
     cli.terminal.kill('SIGKILL');
