@@ -75,7 +75,31 @@ function validationMessage(where: string, errors: readonly FastifySchemaValidati
   return [...new Set(clauses)].join(', ');
 }
 
+/** How much of a refused body's declared rest the agent reads and drops rather than reset the connection. */
+const LINGER_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A body over the limit is refused from its Content-Length before it is read, and Fastify then
+ * closes the connection. A client still sending that body (most do: they write it whole before
+ * they read) got a reset instead of the 413, often before it had read the answer (EPIPE in Node,
+ * "connection reset" in curl). When the declared body is at most LINGER_BYTES over the limit the
+ * connection stays open instead: Node reads the rest and drops it (as for any body no route read),
+ * so the 413 arrives whole and the connection can be used again. A larger one, or one without a
+ * length, is still cut off.
+ */
+function lingerOverLimit(app: FastifyInstance): void {
+  const limit = app.initialConfig.bodyLimit ?? 0;
+  app.addHook('onSend', (req, reply, payload, done) => {
+    if (reply.statusCode === 413 && reply.getHeader('connection') === 'close') {
+      const declared = Number(req.headers['content-length']);
+      if (Number.isSafeInteger(declared) && declared <= limit + LINGER_BYTES) reply.removeHeader('connection');
+    }
+    done(null, payload);
+  });
+}
+
 export function installErrorHandler(app: FastifyInstance): void {
+  lingerOverLimit(app);
   app.setErrorHandler((err: FastifyError | Error, _req, reply) => {
     if (isSynapseError(err)) {
       const retryAfter = err.details?.retry_after;

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, getJson, postJson, runCli, startHeadless, tempHome, textMessage, waitFor, waitForTask, type AgentHandle } from '../support/synapse.js';
 
@@ -26,6 +28,16 @@ afterAll(async () => {
 });
 
 const MiB = 1024 * 1024;
+
+/** One whole HTTP/1.1 answer at the start of `raw` (a Content-Length body), or null until it is all there. */
+function answerOf(raw: string): { status: number; headers: Record<string, string>; length: number } | null {
+  const end = raw.indexOf('\r\n\r\n');
+  if (end < 0) return null;
+  const [statusLine, ...lines] = raw.slice(0, end).split('\r\n');
+  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+  const length = end + 4 + Number(headers['content-length'] ?? 0);
+  return raw.length >= length ? { status: Number(statusLine!.split(' ')[1]), headers, length } : null;
+}
 
 async function rpc(endpoint: string, body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${endpoint}/a2a/jsonrpc`, {
@@ -84,6 +96,34 @@ describe('limits', () => {
     expect(under.status).toBe(400);
     expect(under.body.error.code).toBe('invalid_input');
     await stillWorks(plain, 'the big bodies');
+  });
+
+  it('a client still sending a body over the limit reads the whole 413, and its connection stays usable', async () => {
+    // The agent answers from Content-Length before the body arrives; this client reads that answer
+    // first, then sends the rest of the body, then a second request on the same connection. Cut
+    // off after its answer, the connection made the rest an EPIPE and the second request unanswered.
+    const path = ['/tasks/send', '/a2a/jsonrpc', '/a2a/rest/v1/message:send'];
+    for (const route of path) {
+      const socket = net.connect(plain.port, '127.0.0.1');
+      await once(socket, 'connect');
+      let received = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (d: string) => (received += d));
+      const errors: string[] = [];
+      socket.on('error', (err) => errors.push(err.message));
+      const length = MiB + 100_000;
+      socket.write(
+        `POST ${route} HTTP/1.1\r\nHost: 127.0.0.1:${plain.port}\r\nContent-Type: application/json\r\na2a-version: 1.0\r\nContent-Length: ${length}\r\n\r\n{"x":"`,
+      );
+      const first = await waitFor(() => /^HTTP\/1\.1 413 [^]*?\r\n\r\n/.exec(received) && answerOf(received), 10_000, `the 413 of ${route}`);
+      expect({ route, status: first.status, connection: first.headers.connection ?? null }).toEqual({ route, status: 413, connection: null });
+      received = received.slice(first.length);
+      socket.write('y'.repeat(length - 6));
+      socket.write(`GET /status HTTP/1.1\r\nHost: 127.0.0.1:${plain.port}\r\n\r\n`);
+      const second = await waitFor(() => answerOf(received), 10_000, `the status after the 413 of ${route}`);
+      expect({ route, status: second.status, errors }).toEqual({ route, status: 200, errors: [] });
+      socket.destroy();
+    }
   });
 
   it('message text over 200,000 characters and more than 32 parts are 413 message_too_large, nothing is queued', async () => {
