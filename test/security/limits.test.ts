@@ -102,8 +102,7 @@ describe('limits', () => {
     // The agent answers from Content-Length before the body arrives; this client reads that answer
     // first, then sends the rest of the body, then a second request on the same connection. Cut
     // off after its answer, the connection made the rest an EPIPE and the second request unanswered.
-    const path = ['/tasks/send', '/a2a/jsonrpc', '/a2a/rest/v1/message:send'];
-    for (const route of path) {
+    for (const route of ['/tasks/send', '/a2a/jsonrpc', '/a2a/rest/v1/message:send']) {
       const socket = net.connect(plain.port, '127.0.0.1');
       await once(socket, 'connect');
       let received = '';
@@ -115,7 +114,7 @@ describe('limits', () => {
       socket.write(
         `POST ${route} HTTP/1.1\r\nHost: 127.0.0.1:${plain.port}\r\nContent-Type: application/json\r\na2a-version: 1.0\r\nContent-Length: ${length}\r\n\r\n{"x":"`,
       );
-      const first = await waitFor(() => /^HTTP\/1\.1 413 [^]*?\r\n\r\n/.exec(received) && answerOf(received), 10_000, `the 413 of ${route}`);
+      const first = await waitFor(() => answerOf(received), 10_000, `the 413 of ${route}`);
       expect({ route, status: first.status, connection: first.headers.connection ?? null }).toEqual({ route, status: 413, connection: null });
       received = received.slice(first.length);
       socket.write('y'.repeat(length - 6));
