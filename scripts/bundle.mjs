@@ -116,26 +116,30 @@ const rewrite = {
 };
 
 /**
- * Node built-ins a bundled package requires at its top but uses only for an option we never set:
- * each becomes an object that requires the built-in on first use. Both are Fastify's: `node:http2`
- * (for `http2: true`; loading it cost an idle agent ~2 MiB, the HTTP/2 binding sets up nghttp2)
- * and `node:https` (for `https: {…}`; it loads tls and node:crypto, ~1 MiB).
+ * Modules a bundled package requires at its top but uses only for an option or a case we never
+ * have: each becomes an object that requires the module on first use. All three are Fastify's:
+ *   - `node:http2`, for `http2: true` (loading it cost an idle agent ~2 MiB: the HTTP/2 binding
+ *     sets up nghttp2);
+ *   - `node:https`, for `https: {…}` (it loads tls and node:crypto, ~1 MiB);
+ *   - `semver`, bundled in, for the Fastify version a plugin asks for in its metadata (the agent
+ *     registers no such plugin); running its ~40 modules held ~0.25 MiB of an idle agent's heap.
  * The build fails if a line is gone, so a Fastify update cannot silently undo one.
  */
-const LAZY_BUILTINS = [
-  { file: 'node_modules/fastify/lib/server.js', line: "const http2 = require('node:http2')", name: 'http2', builtin: 'node:http2' },
-  { file: 'node_modules/fastify/lib/server.js', line: "const https = require('node:https')", name: 'https', builtin: 'node:https' },
+const LAZY_REQUIRES = [
+  { file: 'node_modules/fastify/lib/server.js', line: "const http2 = require('node:http2')", name: 'http2', module: 'node:http2' },
+  { file: 'node_modules/fastify/lib/server.js', line: "const https = require('node:https')", name: 'https', module: 'node:https' },
+  { file: 'node_modules/fastify/lib/plugin-utils.js', line: "const semver = require('semver')", name: 'semver', module: 'semver' },
 ];
 
-const lazyBuiltins = {
-  name: 'synapse-lazy-builtins',
+const lazyRequires = {
+  name: 'synapse-lazy-requires',
   transform(code, id) {
-    const lazy = LAZY_BUILTINS.filter((l) => id.split(path.sep).join('/').endsWith(l.file));
+    const lazy = LAZY_REQUIRES.filter((l) => id.split(path.sep).join('/').endsWith(l.file));
     if (lazy.length === 0) return null;
     let out = code;
     for (const l of lazy) {
-      if (!out.includes(l.line)) throw new Error(`scripts/bundle.mjs: "${l.line}" is no longer in ${l.file}: update LAZY_BUILTINS`);
-      const load = `require(${JSON.stringify(l.builtin)})`;
+      if (!out.includes(l.line)) throw new Error(`scripts/bundle.mjs: "${l.line}" is no longer in ${l.file}: update LAZY_REQUIRES`);
+      const load = `require(${JSON.stringify(l.module)})`;
       out = out.replace(l.line, `const ${l.name} = new Proxy({}, { get: (_, key) => ${load}[key], has: (_, key) => key in ${load} })`);
     }
     return { code: out };
@@ -147,7 +151,7 @@ const bundle = await rolldown({
   input: { main: path.join(DIST, 'cli', 'main.js') },
   platform: 'node',
   external,
-  plugins: [rewrite, lazyBuiltins, startPath],
+  plugins: [rewrite, lazyRequires, startPath],
   // The entry's exports may grow (agent-start.js's dependencies stay in it): required by
   // includeDependenciesRecursively: false, and bin/synapse.js only calls main().
   preserveEntrySignatures: 'allow-extension',

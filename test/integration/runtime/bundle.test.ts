@@ -26,4 +26,19 @@ describe('the bundle', () => {
       for (const before of required) expect(before, builtin).toMatch(/new Proxy\(\{\},\{get:\([^)]*\)=>$|has:\([^)]*\)=>\w+ in $/);
     }
   });
+
+  it("runs Fastify's semver (its plugins' version checks) only on first use", () => {
+    const fastify = fs.readFileSync(path.join(dir, 'vendor-fastify.js'), 'utf8');
+    // Bundled in, semver is a function that runs its module once; the Proxy's traps call it.
+    const traps = [...fastify.matchAll(/new Proxy\(\{\},\{get:\(\w+,\w+\)=>(\w+)\(\)\[\w+\],has:\(\w+,\w+\)=>\w+ in \1\(\)\}\)/g)];
+    const semver = traps
+      .map((m) => m[1])
+      .filter((init) => {
+        const at = fastify.search(new RegExp(`[,{;]${init}=`));
+        return at >= 0 && fastify.slice(at, at + 3000).includes('SEMVER_SPEC_VERSION:');
+      });
+    expect(semver).toHaveLength(1);
+    // Called nowhere else: in the traps only.
+    expect(fastify.match(new RegExp(`\\b${semver[0]}\\(\\)`, 'g'))).toHaveLength(2);
+  });
 });
