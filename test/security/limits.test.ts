@@ -125,6 +125,22 @@ describe('limits', () => {
     }
   });
 
+  it('a body declared more than 16 MiB over the limit is still cut off after its 413', async () => {
+    // The agent reads and drops at most 16 MiB past its limit (lingerOverLimit): a client cannot
+    // make it read an arbitrary amount.
+    const socket = net.connect(plain.port, '127.0.0.1');
+    await once(socket, 'connect');
+    let received = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => (received += d));
+    socket.on('error', () => undefined);
+    const closed = once(socket, 'close');
+    socket.write(`POST /tasks/send HTTP/1.1\r\nHost: 127.0.0.1:${plain.port}\r\nContent-Type: application/json\r\nContent-Length: ${18 * MiB}\r\n\r\n{"x":"`);
+    const first = await waitFor(() => answerOf(received), 10_000, 'the 413');
+    expect({ status: first.status, connection: first.headers.connection ?? null }).toEqual({ status: 413, connection: 'close' });
+    await closed;
+  });
+
   it('message text over 200,000 characters and more than 32 parts are 413 message_too_large, nothing is queued', async () => {
     const before = (await getJson(`${plain.endpoint}/tasks?limit=1000`)).body.length;
     const long = await postJson(`${plain.endpoint}/tasks/send`, textMessage('z'.repeat(200_001)));
