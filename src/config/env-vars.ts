@@ -329,7 +329,7 @@ export const ENV_VARS = {
     max: 1048576,
     unit: 'KiB',
     description:
-      "How much output an agent's CLI writes before the agent turns on V8's optimizing compiler, which it holds off from the start (start-up code runs once; optimizing it kept ~4 MiB more resident); 0: on from the start.",
+      "How much output an agent's CLI writes before the agent turns on V8's optimizing and baseline compilers, which it holds off from the start (start-up code runs once; compiling it kept ~5 MiB more resident); 0: both on from the start.",
   },
   SYNAPSE_MAX_SSE_STREAMS: {
     kind: 'number',

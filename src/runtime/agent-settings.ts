@@ -35,7 +35,7 @@ export interface AgentSettings {
   scrollbackLines: number;
   /** `SYNAPSE_IDLE_GC_MS`: quiet time after work before one full collection (0: never). */
   idleGcMs: number;
-  /** `SYNAPSE_OPTIMIZE_AFTER_KB`, in characters: the CLI's output that turns V8's optimizing compiler on (0: on from the start). */
+  /** `SYNAPSE_OPTIMIZE_AFTER_KB`, in characters: the CLI's output that turns V8's optimizing and baseline compilers on (0: on from the start). */
   optimizeAfterChars: number;
 }
 

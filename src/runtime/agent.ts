@@ -118,7 +118,7 @@ export interface EarlyStart {
   registry: FileRegistry;
   clock: Clock;
   cli: EarlyCli;
-  /** V8's optimizing compiler, held off until the CLI's output turns it on. */
+  /** V8's compilers past its interpreter, held off until the CLI's output turns them on. */
   optimizer: OptimizerGate;
   /** Its command line, for the log. */
   commandLine: string;
@@ -307,8 +307,8 @@ class Agent {
     const exposed = exposureWarning(f.host, env);
     if (exposed) log(exposed);
     if (f.droppedArgs.length) log(`passed once: ${f.droppedArgs.join(' ')} (the ${profile.id} profile passes it, and so do the CLI args)`);
-    f.optimizer.whenReleased((chars) =>
-      log(`V8's optimizing compiler on: ${profile.id} has written ${Math.round(chars / 1024)} KiB (SYNAPSE_OPTIMIZE_AFTER_KB)`),
+    f.optimizer.whenReleased((chars, compilers) =>
+      log(`V8's compilers on (${compilers.join(', ')}): ${profile.id} has written ${Math.round(chars / 1024)} KiB (SYNAPSE_OPTIMIZE_AFTER_KB)`),
     );
     const withheld = this.opts.extras?.settings_withheld;
     if (Array.isArray(withheld) && withheld.length > 0)

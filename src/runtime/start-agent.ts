@@ -118,7 +118,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   try {
     // In the foreground nothing heavy is even read before the CLI's first screen is on the person's terminal.
     if (user) await firstOutputOf(cli, FIRST_OUTPUT_WAIT_MS);
-    // What runs from here until the agent takes messages runs once: none of it is worth optimizing.
+    // What runs from here until the agent takes messages runs once: none of it is worth compiling (optimizer-gate.ts).
     optimizer.hold();
     await loadInSlices();
     const { composeAgent } = await import('./agent.js');
