@@ -12,7 +12,11 @@ const OWN_SAY: Record<Compiler, RegExp> = {
 /** Flags under which V8 compiles nothing past its interpreter: then the gate does nothing at all. */
 const NO_JIT = /^--(jitless|lite-mode)(=|$)/;
 
-/** The flags node was started with, its command line's and NODE_OPTIONS' (which execArgv leaves out), spelt with dashes. */
+/**
+ * The flags node was started with, spelt with dashes: its command line's, and NODE_OPTIONS'
+ * (which execArgv leaves out). Node refuses the compilers' own flags in NODE_OPTIONS, but not
+ * `--jitless`.
+ */
 export function nodeFlags(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): string[] {
   // V8 reads `--no_opt` as `--no-opt`: only the name's underscores, not a value's.
   return [...execArgv, ...nodeOptions.split(/\s+/)].filter((a) => a.startsWith('--')).map((a) => a.replace(/^[^=]*/, (name) => name.replace(/_/g, '-')));

@@ -6,10 +6,10 @@ import { cleanupAll, postJson, startHeadless, tempHome, textMessage, waitFor, wa
 /**
  * V8's compilers past its interpreter, the optimizing one (TurboFan) and the baseline one
  * (Sparkplug), are held off from the CLI's spawn until the CLI has written
- * SYNAPSE_OPTIMIZE_AFTER_KB (src/runtime/optimizer-gate.ts). Seen from outside a real agent: with --trace-opt V8 names every function it optimizes, with
- * --trace-baseline-batch-compilation every one it queues for Sparkplug; and V8 takes a code cache
- * only under its default flags, so a code cache made by a bare node is refused while either is
- * held and taken again once both are on.
+ * SYNAPSE_OPTIMIZE_AFTER_KB (src/runtime/optimizer-gate.ts). Seen from outside a real agent:
+ * with --trace-opt V8 names every function it optimizes, with --trace-baseline-batch-compilation
+ * every one it queues for Sparkplug; and V8 takes a code cache only under its default flags, so a
+ * code cache made by a bare node is refused while either is held and taken again once both are on.
  */
 const t = tempHome();
 afterEach(cleanupAll);
@@ -108,5 +108,14 @@ describe("an agent's compilers", () => {
     await agent.stop();
     expectProbe(probe.out, { rejected: false, young: 'small' });
     expect(agent.output()).not.toMatch(TURNED_ON);
+  });
+
+  it('holds nothing in a node that runs --jitless from NODE_OPTIONS (the one compiler flag node allows there)', async () => {
+    const agent = await startHeadless('echo', { env: { ...env, SYNAPSE_OPTIMIZE_AFTER_KB: '2', NODE_OPTIONS: '--jitless' }, nodeFlags: AGENT_NODE_FLAGS });
+    await send(agent, 'x'.repeat(1500));
+    await send(agent, 'done');
+    expect(agent.output()).toContain('accepting messages');
+    // The budget was spent, but nothing was held, so nothing is turned on.
+    expect(agent.output()).not.toMatch(/V8's compilers on/);
   });
 });
