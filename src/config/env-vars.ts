@@ -319,7 +319,7 @@ export const ENV_VARS = {
     max: 3600000,
     unit: 'ms',
     description:
-      'How long an agent waits with no task in flight, after one, before one full garbage collection hands back the memory the work grew (0: never).',
+      "How long an agent waits with no task in flight, after one or after its start-up, before one full garbage collection hands back the memory the work grew and drops the bytecode of code that ran once; from 1 s of quiet until then, V8's own full collections drop it too (0: none of this).",
   },
   SYNAPSE_OPTIMIZE_AFTER_KB: {
     kind: 'number',

@@ -33,7 +33,7 @@ export interface AgentSettings {
   fileSafetyRetentionDays: number;
   /** `SYNAPSE_SCROLLBACK_LINES`: rows of the CLI's scrollback kept for status and replies. */
   scrollbackLines: number;
-  /** `SYNAPSE_IDLE_GC_MS`: quiet time after work before one full collection (0: never). */
+  /** `SYNAPSE_IDLE_GC_MS`: quiet time after work (start-up too) before one full collection (0: never, and no lean spell). */
   idleGcMs: number;
   /** `SYNAPSE_OPTIMIZE_AFTER_KB`, in characters: the CLI's output that turns V8's optimizing and baseline compilers on (0: on from the start). */
   optimizeAfterChars: number;

@@ -42,7 +42,7 @@ import { ReplyCoordinator } from './replies.js';
 import { traceScreens } from './screen-trace.js';
 import { StartupGate } from './startup-gate.js';
 import { TaskEvents } from './task-events.js';
-import { fullGc, IdleCollector } from './idle-gc.js';
+import { IdleCollector, v8Heap } from './idle-gc.js';
 import { TaskManager } from './tasks.js';
 import { UsageTracker } from './usage-tracker.js';
 import { usageSource } from './usage-sources.js';
@@ -426,13 +426,14 @@ class Agent {
     // Before the entry is written on a status change, so that it shows the lease as it is now.
     if (this.opts.lease) (this.lease = this.buildLease(this.opts.lease)).start();
     this.delivery.on('busy', () => this.lease?.check());
-    // A while after the last task, the heap the work grew goes back to the system (idle-gc.ts).
+    // After work (start-up too), the code that ran once and the heap the work grew go back to the system (idle-gc.ts).
     const idleGc = (this.idleGc = new IdleCollector(
-      fullGc((l) => this.logger.info(l)),
+      v8Heap((l) => this.logger.info(l)),
       clock,
       this.f.settings.idleGcMs,
     ));
     this.delivery.on('busy', (busy: boolean) => idleGc.busy(busy));
+    this.presence.status.on('change', (next: string) => next === 'READY' && idleGc.started());
     const trace = envSetting(env, 'SYNAPSE_SCREEN_TRACE');
     if (trace) traceScreens(trace, this.session.screen, this.session.tracker, this.delivery, secretRedactor(env));
     this.presence.status.on('change', (next: string, prev: string) => {

@@ -1,5 +1,6 @@
 import type * as V8 from 'node:v8';
 import { requireCjs } from '../require-cjs.js';
+import { nodeFlags } from './node-flags.js';
 
 /** V8's two compilers past its interpreter, by the flag that turns each on or off. */
 type Compiler = 'turbofan' | 'sparkplug';
@@ -11,16 +12,6 @@ const OWN_SAY: Record<Compiler, RegExp> = {
 };
 /** Flags under which V8 compiles nothing past its interpreter: then the gate does nothing at all. */
 const NO_JIT = /^--(jitless|lite-mode)(=|$)/;
-
-/**
- * The flags node was started with, spelt with dashes: its command line's, and NODE_OPTIONS'
- * (which execArgv leaves out). Node refuses the compilers' own flags in NODE_OPTIONS, but not
- * `--jitless`.
- */
-export function nodeFlags(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): string[] {
-  // V8 reads `--no_opt` as `--no-opt`: only the name's underscores, not a value's.
-  return [...execArgv, ...nodeOptions.split(/\s+/)].filter((a) => a.startsWith('--')).map((a) => a.replace(/^[^=]*/, (name) => name.replace(/_/g, '-')));
-}
 
 /**
  * V8's compilers past its interpreter, the optimizing one (TurboFan) and the baseline one

@@ -2,12 +2,16 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { AGENT_NODE_FLAGS } from '../../../src/runtime/launch.js';
 import { cleanupAll, postJson, startHeadless, tempHome, textMessage, waitFor, waitForTask } from '../../support/synapse.js';
 
-/** An agent idle after work hands the heap back once (src/runtime/idle-gc.ts), and says so in its log. */
+/** An agent idle after work hands the heap back (src/runtime/idle-gc.ts), and says so in its log. */
 const t = tempHome();
 afterEach(cleanupAll);
 afterAll(() => t.cleanup());
 
-const LOGGED = /idle after work: full GC, heap used [\d.]+ -> [\d.]+ MiB of [\d.]+, RSS [\d.]+ MiB/;
+const LOGGED = /idle after work: full GC, heap used [\d.]+ -> [\d.]+ MiB of [\d.]+, bytecode ([\d.]+) -> ([\d.]+) MiB, RSS [\d.]+ MiB/;
+/** What `--trace-flush-bytecode` prints for each function whose bytecode V8 drops. */
+const FLUSHED = /^\[discarding compiled metadata for /gm;
+/** What `--trace-gc` prints for a full collection of V8's memory reducer. */
+const REDUCER_GC = /Mark-Compact \(reduce\)/;
 
 describe('the idle collection', () => {
   it('runs once a task has finished and the agent stayed without one for SYNAPSE_IDLE_GC_MS', async () => {
@@ -25,6 +29,31 @@ describe('the idle collection', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(logged()).toBe(after);
   });
+
+  it("counts the start-up as work: the first quiet spell after it drops the start-up's bytecode", async () => {
+    const agent = await startHeadless('echo', { env: { ...t.env, SYNAPSE_IDLE_GC_MS: '300' }, nodeFlags: AGENT_NODE_FLAGS });
+    await waitFor(() => LOGGED.test(agent.output()), 10_000, 'the idle collection in the log');
+    const [, before, after] = LOGGED.exec(agent.output())!;
+    // The start-up's code, that the collection dropped: ~1 MiB of bytecode, all but a few functions'.
+    expect(Number(after)).toBeLessThan(Number(before) / 2);
+  });
+
+  it("makes V8's own collections lean while the agent is quiet: its memory reducer drops the code that ran once", async () => {
+    // The reducer runs a while after a process goes quiet (~8 s after its last full collection):
+    // 15 s here, so that the agent's lean spell has begun (a second after start-up), and the
+    // agent's own collection (60 s) has not.
+    const flags = ['--trace-gc', '--trace-flush-bytecode', '--gc-memory-reducer-start-delay-ms=15000', ...AGENT_NODE_FLAGS];
+    const reducerRan = (a: { output: () => string }) => REDUCER_GC.test(a.output());
+    const lean = await startHeadless('echo', { env: { ...t.env, SYNAPSE_IDLE_GC_MS: '60000' }, nodeFlags: flags });
+    const off = await startHeadless('echo', { env: { ...t.env, SYNAPSE_IDLE_GC_MS: '0' }, nodeFlags: flags });
+    // It tries every 8 s, and collects once the process allocates little: not always at its first try.
+    await waitFor(() => reducerRan(lean) && reducerRan(off), 50_000, "V8's memory reducer on both agents");
+    const flushedBy = (a: { output: () => string }) => (a.output().split(REDUCER_GC)[0]?.match(FLUSHED) ?? []).length;
+    // Up to the reducer's first collection: thousands of functions in the lean spell, none without it.
+    expect(flushedBy(lean)).toBeGreaterThan(500);
+    expect(flushedBy(off)).toBe(0);
+    expect(lean.output()).not.toMatch(LOGGED);
+  }, 80_000);
 
   it('needs no --expose-gc on the command line (node bin/synapse.js)', async () => {
     const agent = await startHeadless('echo', { env: { ...t.env, ECHO_THINK_MS: '0', SYNAPSE_IDLE_GC_MS: '300' }, nodeFlags: [] });

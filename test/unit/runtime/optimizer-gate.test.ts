@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { nodeFlags, OptimizerGate } from '../../../src/runtime/optimizer-gate.js';
+import { nodeFlags } from '../../../src/runtime/node-flags.js';
+import { OptimizerGate } from '../../../src/runtime/optimizer-gate.js';
 
 const HOLD = '--no-turbofan --no-sparkplug';
 const RELEASE = '--turbofan --sparkplug';
