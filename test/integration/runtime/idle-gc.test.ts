@@ -42,7 +42,9 @@ describe('the idle collection', () => {
   });
 
   it("counts the start-up as work: the first quiet spell after it drops the start-up's bytecode", async () => {
-    const agent = await startHeadless('echo', { env: { ...t.env, SYNAPSE_IDLE_GC_MS: '300' }, nodeFlags: AGENT_NODE_FLAGS });
+    // No start-up instruction, and no task: the agent's first READY is all that starts the wait.
+    const env = { ...t.env, SYNAPSE_IDLE_GC_MS: '300', SYNAPSE_SKIP_STARTUP_INSTRUCTION: '1' };
+    const agent = await startHeadless('echo', { env, nodeFlags: AGENT_NODE_FLAGS });
     await waitFor(() => LOGGED.test(agent.output()), 10_000, 'the idle collection in the log');
     const [, before, after] = LOGGED.exec(agent.output())!;
     // The start-up's code, that the collection dropped: ~1 MiB of bytecode, all but a few functions'.
